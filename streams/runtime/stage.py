@@ -1,0 +1,52 @@
+"""The contract between the runtime (which owns Kafka) and a stage (which owns logic).
+
+A stage is a handler over pydantic models. The runtime decodes each record's value
+(UTF-8 JSON) into ``input_model``; a record that cannot be decoded is poison and goes
+to the stage's dead-letter topic. The handler returns the events to publish; the runtime
+keys each by its tenant and produces them on ``output_topic`` in the same Kafka
+transaction that commits the consumed offset.
+
+A stage whose ``output_topic`` is None is a Postgres sink (the writer): it must record
+``ctx.topic/partition/offset`` for ``ctx.group`` inside its own database transaction and
+treat an already-recorded offset as a no-op; the runtime commits the Kafka offset only
+after the handler returned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol, TypeVar
+
+from pydantic import BaseModel
+
+In = TypeVar("In", bound=BaseModel, contravariant=True)
+
+
+@dataclass(frozen=True)
+class RecordContext:
+    """Where the record being handled came from, and how often it was tried."""
+
+    group: str
+    topic: str
+    partition: int
+    offset: int
+    key: str | None
+    timestamp_ms: int
+    attempt: int = 1
+
+
+class Stage(Protocol[In]):
+    name: str
+    input_topic: str
+    input_model: type[BaseModel]
+    output_topic: str | None
+
+    async def handle(self, event: In, ctx: RecordContext) -> Sequence[BaseModel]:
+        """Process one event; raise TransientError to retry, PoisonError to dead-letter."""
+        ...
+
+
+def tenant_key(dataset: str, project_id: str) -> str:
+    """The Kafka key of every topic, and the advisory-lock key of the writer."""
+    return f"{dataset}:{project_id}"

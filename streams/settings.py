@@ -1,0 +1,117 @@
+"""Every setting of factstream, read once at the entry point and passed down.
+
+Environment variables carry the prefix ``FACTSTREAM_`` (``FACTSTREAM_FACT_DEDUP_THRESHOLD=0.93``).
+Thresholds belong to the embedding model, so they are settings, not constants.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Any
+
+from pydantic import AliasChoices, Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+STAGES: tuple[str, ...] = ("summarize", "extract", "resolve", "dedup", "judge", "write")
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="FACTSTREAM_", frozen=True, extra="ignore", populate_by_name=True
+    )
+
+    # --- infrastructure -------------------------------------------------------------
+    kafka_bootstrap_servers: str = "127.0.0.1:9092"
+    # librdkafka passthrough for SASL/SSL and friends, e.g.
+    # FACTSTREAM_KAFKA_CLIENT_CONFIG='{"security.protocol": "SASL_SSL", "sasl.mechanism": "PLAIN"}'
+    kafka_client_config: dict[str, str] = Field(default_factory=dict)
+    kafka_sasl_username: str | None = None
+    kafka_sasl_password: SecretStr | None = None
+    database_url: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("FACTSTREAM_DATABASE_URL", "DATABASE_URL")
+    )
+    # Where `factstream dev up` keeps the jars broker, the embedded Postgres, pid and log files.
+    dev_dir: str = ".cache/dev"
+
+    # --- topics -----------------------------------------------------------------------
+    topic_prefix: str = "memory."
+    topic_partitions: int = Field(default=12, ge=1)
+    topic_replication: int = Field(default=1, ge=1)
+    # The input topic keeps history long enough to replay (default 30 days; -1 = forever).
+    input_retention_ms: int = 30 * 24 * 3600 * 1000
+    stage_retention_ms: int = 7 * 24 * 3600 * 1000
+
+    # --- pipeline thresholds (seed defaults) --------------------------------------------
+    entity_resolution_threshold: float = Field(default=0.88, ge=0, le=1)
+    fact_dedup_threshold: float = Field(default=0.95, ge=0, le=1)
+    contradiction_band_min: float = Field(default=0.80, ge=0, le=1)
+    # The seed names retrievalMinConfidence without a value; 0.5 is our choice.
+    retrieval_min_confidence: float = Field(default=0.5, ge=0, le=1)
+    max_retries: int = Field(default=3, ge=0)
+    claim_timeout_s: float = Field(default=600.0, gt=0)
+    sweep_interval_s: float = Field(default=120.0, gt=0)
+    context_entity_names: int = Field(default=200, ge=0)
+    context_recent_facts: int = Field(default=100, ge=0)
+    max_facts_per_episode: int = Field(default=12, ge=1)
+    object_max_chars: int = Field(default=500, ge=1)
+    quote_max_chars: int = Field(default=200, ge=1)
+    embedding_dim: int = Field(default=768, ge=1, le=16000)
+
+    # --- models -----------------------------------------------------------------------
+    # "gemini", "replay", "record", or "package.module:factory" for your own provider.
+    model_provider: str = "gemini"
+    cassette_path: str = "streams/ops/demo_data/cassette.jsonl"
+    gemini_api_key: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("FACTSTREAM_GEMINI_API_KEY", "GEMINI_API_KEY")
+    )
+    gemini_base_url: str | None = None
+    extract_model: str = "gemini-2.5-flash"
+    judge_model: str = "gemini-2.5-flash"
+    summarize_model: str = "gemini-2.5-flash-lite"
+    embed_model: str = "gemini-embedding-001"
+    llm_timeout_s: float = Field(default=60.0, gt=0)
+    llm_max_attempts: int = Field(default=4, ge=1)
+    llm_backoff_base_s: float = Field(default=0.5, ge=0)
+    llm_backoff_max_s: float = Field(default=20.0, ge=0)
+
+    # --- workers ----------------------------------------------------------------------
+    worker_concurrency: int = Field(default=32, ge=1)
+    shutdown_deadline_s: float = Field(default=30.0, gt=0)
+    commit_interval_ms: int = Field(default=100, ge=1)
+    max_poll_interval_ms: int = Field(default=300_000, ge=1000)
+    session_timeout_ms: int = Field(default=45_000, ge=1000)
+    transient_max_attempts: int = Field(default=6, ge=1)
+    metrics_port: int = Field(default=0, ge=0)  # 0: no HTTP server
+    writer_lock_timeout_ms: int = Field(default=10_000, ge=1)
+    writer_statement_timeout_ms: int = Field(default=30_000, ge=1)
+
+    def topic(self, name: str) -> str:
+        """Full topic name for a short one: ``topic("episodes.completed")``."""
+        return f"{self.topic_prefix}{name}"
+
+    def dlq_topic(self, stage: str) -> str:
+        return self.topic(f"dlq.{stage}")
+
+    @cached_property
+    def kafka_common(self) -> dict[str, Any]:
+        """Client config shared by producers, consumers and admin clients."""
+        conf: dict[str, Any] = {"bootstrap.servers": self.kafka_bootstrap_servers}
+        if self.kafka_sasl_username is not None:
+            conf["sasl.username"] = self.kafka_sasl_username
+        if self.kafka_sasl_password is not None:
+            conf["sasl.password"] = self.kafka_sasl_password.get_secret_value()
+        conf.update(self.kafka_client_config)
+        return conf
+
+    def require_database_url(self) -> str:
+        if self.database_url is None:
+            raise RuntimeError(
+                "no database configured: set FACTSTREAM_DATABASE_URL (or run `factstream dev up`"
+                " and export what it prints)"
+            )
+        return self.database_url.get_secret_value()
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Read the environment once; entry points call this and pass the result down."""
+    return Settings(**overrides)
