@@ -1,0 +1,265 @@
+"""Every topic's payload, as pydantic models: the contract for publishers and stages.
+
+`factstream schemas export` writes their JSON Schema into `schemas/`; a test fails when
+those files drift from these models. Limits are part of the contract, so they are
+constants here and visible in the schema (maxItems, maxLength, pattern).
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from enum import StrEnum
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+SCHEMA_VERSION: Literal[1] = 1
+
+# Explicit size limits of EpisodeCompleted. An event over them is dead-lettered.
+MAX_MESSAGES_PER_EPISODE = 500
+MAX_MESSAGE_CHARS = 20_000
+MAX_EVENT_BYTES = 1_000_000
+# dataset / project_id: no ':' (the tenant key joins them with one), no whitespace.
+TENANT_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,127}$"
+
+TenantId = Annotated[str, Field(pattern=TENANT_ID_PATTERN)]
+ShortId = Annotated[str, Field(min_length=1, max_length=200)]
+
+
+class EventModel(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class TenantEvent(EventModel):
+    """What every payload carries: version, its own id, the tenant and the episode."""
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    event_id: str = Field(default_factory=lambda: str(uuid.uuid4()), min_length=1, max_length=100)
+    dataset: TenantId
+    project_id: TenantId
+    episode_id: ShortId
+
+    @property
+    def tenant(self) -> str:
+        return f"{self.dataset}:{self.project_id}"
+
+
+# --- memory.episodes.completed ---------------------------------------------------------
+
+
+class Role(StrEnum):
+    USER = "user"
+    ASSISTANT = "assistant"
+    SYSTEM = "system"
+    TOOL = "tool"
+
+
+class Message(EventModel):
+    seq: int = Field(ge=0)
+    role: Role
+    content: str = Field(max_length=MAX_MESSAGE_CHARS)
+    created_at: datetime
+
+
+class Window(EventModel):
+    from_seq: int = Field(ge=0)
+    to_seq: int = Field(ge=0)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Window:
+        if self.to_seq < self.from_seq:
+            raise ValueError(f"window to_seq {self.to_seq} is before from_seq {self.from_seq}")
+        return self
+
+
+class EpisodeCompleted(TenantEvent):
+    """An application finished a window of chat: extract facts from these messages."""
+
+    session_id: ShortId
+    window: Window
+    messages: list[Message] = Field(max_length=MAX_MESSAGES_PER_EPISODE)
+    completed_at: datetime
+    # Set by replays and the sweep: run extraction again even if the episode is done.
+    reprocess: bool = False
+
+    @field_validator("messages")
+    @classmethod
+    def _seq_unique_and_ordered(cls, messages: list[Message]) -> list[Message]:
+        seqs = [m.seq for m in messages]
+        if seqs != sorted(set(seqs)):
+            raise ValueError("message seq values must be unique and ascending")
+        return messages
+
+    @model_validator(mode="after")
+    def _messages_inside_window(self) -> EpisodeCompleted:
+        low, high = self.window.from_seq, self.window.to_seq
+        outside = [m.seq for m in self.messages if not low <= m.seq <= high]
+        if outside:
+            raise ValueError(
+                f"messages {outside[:5]} lie outside window "
+                f"[{self.window.from_seq}, {self.window.to_seq}]"
+            )
+        return self
+
+    def window_messages(self) -> list[Message]:
+        return list(self.messages)
+
+
+def decode_episode(raw: bytes) -> EpisodeCompleted:
+    """Bytes → EpisodeCompleted, with the byte limit checked before parsing."""
+    if len(raw) > MAX_EVENT_BYTES:
+        raise ValueError(f"event is {len(raw)} bytes, over the limit of {MAX_EVENT_BYTES}")
+    return EpisodeCompleted.model_validate_json(raw)
+
+
+# --- the graph, as it flows from extraction to the writer ------------------------------
+
+
+class EntityType(StrEnum):
+    PERSON = "PERSON"
+    ORG = "ORG"
+    PLACE = "PLACE"
+    PRODUCT = "PRODUCT"
+    VEHICLE = "VEHICLE"
+    ANIMAL = "ANIMAL"
+    FOOD = "FOOD"
+    EVENT = "EVENT"
+    ACTIVITY = "ACTIVITY"
+    CONCEPT = "CONCEPT"
+    THING = "THING"
+
+
+USER_ENTITY = "user"
+
+
+class FactKind(StrEnum):
+    RELATIONSHIP = "relationship"  # object names an entity: a graph edge
+    LITERAL = "literal"  # object is a value
+
+
+class Entity(EventModel):
+    name: str = Field(min_length=1, max_length=200)
+    type: EntityType
+    # Filled by resolution: the stored entity's id, and the name the model used.
+    entity_id: int | None = None
+    raw_name: str | None = None
+
+
+class Fact(EventModel):
+    subject: str = Field(min_length=1, max_length=200)
+    predicate: str = Field(min_length=1, max_length=200)
+    object: str = Field(min_length=1, max_length=500)
+    kind: FactKind
+    confidence: float = Field(ge=0, le=1)
+    source_quote: str = Field(default="", max_length=200)
+    valid_from: datetime | None = None
+    valid_until: datetime | None = None
+    subject_entity_id: int | None = None
+    object_entity_id: int | None = None
+
+    @property
+    def triple(self) -> tuple[str, str, str]:
+        return (self.subject, self.predicate, self.object)
+
+    def sentence(self) -> str:
+        """The text that is embedded for dedup and the contradiction band."""
+        return f"{self.subject} {self.predicate} {self.object}"
+
+
+class DropStage(StrEnum):
+    GUARD = "guard"
+    DEDUP = "dedup"
+    JUDGE = "judge"
+    WRITE = "write"
+
+
+class Dropped(EventModel):
+    """A claim that did not make it, and why: what `factstream trace` shows."""
+
+    stage: DropStage
+    reason: str = Field(max_length=100)
+    detail: str = Field(default="", max_length=1000)
+    subject: str = ""
+    predicate: str = ""
+    object: str = ""
+
+
+class FactsExtracted(TenantEvent):
+    """memory.facts.extracted: the guarded graph of one episode."""
+
+    source_event_id: str
+    entities: list[Entity]
+    facts: list[Fact]
+    dropped: list[Dropped] = Field(default_factory=list)
+
+
+class FactsResolved(TenantEvent):
+    """memory.facts.resolved: canonical names and entity ids applied to every fact."""
+
+    source_event_id: str
+    entities: list[Entity]
+    facts: list[Fact]
+    dropped: list[Dropped] = Field(default_factory=list)
+
+
+class Candidate(EventModel):
+    """A fact that survived dedup, with its embedding for the judge and the writer."""
+
+    fact: Fact
+    embedding: list[float]
+
+
+class Closure(EventModel):
+    """The user said a live fact ended: set its valid_until (and cascade)."""
+
+    fact_id: int
+    subject: str
+    predicate: str
+    object: str
+    valid_until: datetime
+
+
+class FactsDeduped(TenantEvent):
+    """memory.facts.deduped: survivors with embeddings, plus closures."""
+
+    source_event_id: str
+    candidates: list[Candidate]
+    closures: list[Closure] = Field(default_factory=list)
+    dropped: list[Dropped] = Field(default_factory=list)
+
+
+class Verdict(StrEnum):
+    OLD = "old"  # the new fact replaces the old
+    NEW = "new"  # the new fact is wrong or adds nothing
+    NEITHER = "neither"  # both true, unrelated, or uncertain
+
+
+class Invalidation(EventModel):
+    """A live fact the judge says is replaced, by which candidate, and why."""
+
+    fact_id: int
+    subject: str
+    predicate: str
+    object: str
+    by_candidate: int = Field(ge=0, description="index into FactsJudged.inserts")
+    reason: Literal["superseded"] = "superseded"
+
+
+class FactsJudged(TenantEvent):
+    """memory.facts.judged: what the writer commits in one transaction."""
+
+    source_event_id: str
+    inserts: list[Candidate]
+    invalidations: list[Invalidation] = Field(default_factory=list)
+    closures: list[Closure] = Field(default_factory=list)
+    dropped: list[Dropped] = Field(default_factory=list)
+
+
+TOPIC_PAYLOADS: dict[str, type[TenantEvent]] = {
+    "episodes.completed": EpisodeCompleted,
+    "facts.extracted": FactsExtracted,
+    "facts.resolved": FactsResolved,
+    "facts.deduped": FactsDeduped,
+    "facts.judged": FactsJudged,
+}

@@ -1,0 +1,165 @@
+"""Task-level ports to the models: extract, judge, summarize, embed.
+
+Stages depend on these Protocols only. Providers (Gemini, record/replay, scripted fakes
+for tests, or a user's own `package.module:factory`) implement them. Every call returns
+its value together with the CallRecords of what was sent and received, so the stage can
+store them in `llm_calls` (the seed's Playground); a call that fails for good raises
+ModelError carrying its records.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Generic, Literal, Protocol, TypeVar
+
+from pydantic import BaseModel, Field
+
+from streams.errors import ModelError
+from streams.events import Message, Verdict
+
+T = TypeVar("T")
+
+CallKind = Literal["extract", "judge", "summarize", "embed"]
+
+
+@dataclass
+class CallRecord:
+    """One model request and its response, as stored in llm_calls."""
+
+    kind: CallKind
+    model: str
+    request: dict[str, Any]
+    response: dict[str, Any] | None
+    latency_ms: float
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    attempts: int = 1
+    error: str | None = None
+
+
+@dataclass
+class ModelResult(Generic[T]):
+    value: T
+    calls: list[CallRecord] = field(default_factory=list)
+
+
+class ModelCallFailed(ModelError):
+    """A model call failed after its retries; `calls` holds what was tried."""
+
+    def __init__(self, message: str, calls: list[CallRecord]) -> None:
+        super().__init__(message)
+        self.calls = calls
+
+
+# --- inputs ----------------------------------------------------------------------------
+
+
+class CallScope(BaseModel):
+    """Which tenant and episode a call is for: part of replay keys and of the trace."""
+
+    dataset: str
+    project_id: str
+    episode_id: str
+
+
+class ExtractInput(BaseModel):
+    scope: CallScope
+    messages: list[Message]
+    known_entities: list[str] = Field(default_factory=list)
+    recent_facts: list[str] = Field(default_factory=list)
+    reference_time: datetime | None = None
+
+
+class JudgePair(BaseModel):
+    """One candidate against one live fact it may conflict with."""
+
+    pair_id: int
+    candidate: str  # "subject predicate object", plus validity if any
+    existing: str
+
+
+class JudgeInput(BaseModel):
+    scope: CallScope
+    pairs: list[JudgePair]
+
+
+class SummarizeInput(BaseModel):
+    scope: CallScope
+    messages: list[Message]
+
+
+class EmbedInput(BaseModel):
+    scope: CallScope
+    purpose: Literal["summary", "entities", "facts"]
+    texts: list[str]
+
+
+# --- outputs (what the model returns, schema-constrained) -------------------------------
+
+
+class RawEntity(BaseModel):
+    name: str
+    type: str
+
+
+class RawClaim(BaseModel):
+    subject: str
+    predicate: str
+    object: str
+    confidence: float = 1.0
+    sourceQuote: str = ""
+    validFrom: str | None = None
+    validUntil: str | None = None
+
+
+class RawGraph(BaseModel):
+    """The extraction response schema: entities[], relationships[], literalFacts[]."""
+
+    entities: list[RawEntity] = Field(default_factory=list)
+    relationships: list[RawClaim] = Field(default_factory=list)
+    literalFacts: list[RawClaim] = Field(default_factory=list)
+
+
+class JudgedPair(BaseModel):
+    pair_id: int
+    verdict: Verdict
+
+
+class JudgeOutput(BaseModel):
+    verdicts: list[JudgedPair] = Field(default_factory=list)
+
+
+class SummaryOutput(BaseModel):
+    summary: str
+
+
+# --- ports -----------------------------------------------------------------------------
+
+
+class Extractor(Protocol):
+    async def extract(self, request: ExtractInput) -> ModelResult[RawGraph]: ...
+
+
+class Judge(Protocol):
+    async def judge(self, request: JudgeInput) -> ModelResult[JudgeOutput]: ...
+
+
+class Summarizer(Protocol):
+    async def summarize(self, request: SummarizeInput) -> ModelResult[SummaryOutput]: ...
+
+
+class Embedder(Protocol):
+    """One call embeds the whole batch; vectors have the database's dimension."""
+
+    async def embed(self, request: EmbedInput) -> ModelResult[list[list[float]]]: ...
+
+
+@dataclass
+class Models:
+    """The four ports a pipeline needs, built once at the entry point."""
+
+    extractor: Extractor
+    judge: Judge
+    summarizer: Summarizer
+    embedder: Embedder

@@ -1,0 +1,28 @@
+"""Connections: one asyncpg pool per process, with pgvector's codec registered."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import asyncpg
+from pgvector.asyncpg import register_vector
+
+
+async def _init_connection(conn: asyncpg.Connection) -> None:
+    await register_vector(conn)
+    await conn.set_type_codec("jsonb", encoder=json.dumps, decoder=json.loads, schema="pg_catalog")
+
+
+async def create_pool(database_url: str, *, min_size: int = 1, max_size: int = 10) -> Any:
+    """An asyncpg pool whose connections speak `vector` and `jsonb` natively."""
+    return await asyncpg.create_pool(
+        database_url, min_size=min_size, max_size=max_size, init=_init_connection
+    )
+
+
+async def connect(database_url: str) -> Any:
+    """A single connection with the same codecs, for migrations and one-off commands."""
+    conn = await asyncpg.connect(database_url)
+    await _init_connection(conn)
+    return conn
