@@ -16,9 +16,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    from streams.settings import Settings
 
 In = TypeVar("In", bound=BaseModel, contravariant=True)
 
@@ -50,3 +53,19 @@ class Stage(Protocol[In]):
 def tenant_key(dataset: str, project_id: str) -> str:
     """The Kafka key of every topic, and the advisory-lock key of the writer."""
     return f"{dataset}:{project_id}"
+
+
+@dataclass(frozen=True)
+class StageDeps:
+    """What a stage factory receives from the worker entry point.
+
+    Every stage module exposes ``def create_stage(deps: StageDeps) -> Stage`` and is named
+    in ``streams.runtime.registry.STAGE_FACTORIES``. ``pool`` is an asyncpg pool (see
+    streams.store.db.create_pool) and ``models`` a streams.model.ports.Models; both are
+    typed loosely here so this module stays free of those imports.
+    """
+
+    settings: Settings
+    pool: Any
+    models: Any
+    worker_id: str
