@@ -1,0 +1,74 @@
+"""Migrations apply twice cleanly, and the partial unique index guards live facts."""
+
+from __future__ import annotations
+
+import asyncpg
+import pytest
+
+from streams.store.migrate import load_migrations, migrate
+from tests.db_support import TEST_EMBEDDING_DIM, create_fresh_database
+
+INSERT_FACT = (
+    "INSERT INTO facts (dataset, project_id, subject, predicate, object, kind, confidence,"
+    " episode_id) VALUES ($1, $2, 'user', 'works at', 'google', 'relationship', 0.9, 'e1')"
+    " RETURNING id"
+)
+
+
+@pytest.fixture
+async def db_url(database_url: str) -> str:
+    return await create_fresh_database(database_url)
+
+
+async def test_migrations_apply_twice_and_record_versions(db_url: str) -> None:
+    # create_fresh_database already migrated once; a second run applies nothing.
+    assert await migrate(db_url, TEST_EMBEDDING_DIM) == []
+    conn = await asyncpg.connect(db_url)
+    try:
+        versions = [r["version"] for r in await conn.fetch("SELECT version FROM schema_migrations")]
+        assert sorted(versions) == [m.version for m in load_migrations()]
+        tables = {
+            r["tablename"]
+            for r in await conn.fetch("SELECT tablename FROM pg_tables WHERE schemaname='public'")
+        }
+        assert {"episodes", "entities", "facts", "llm_calls", "consumed_offsets", "fact_drops"} <= tables
+        for table in ("episodes", "entities", "facts", "llm_calls", "fact_drops"):
+            columns = {
+                r["column_name"]
+                for r in await conn.fetch(
+                    "SELECT column_name FROM information_schema.columns WHERE table_name=$1", table
+                )
+            }
+            assert {"dataset", "project_id"} <= columns, table
+    finally:
+        await conn.close()
+
+
+async def test_a_different_embedding_dimension_is_refused(db_url: str) -> None:
+    with pytest.raises(RuntimeError, match="embedding_dim=16"):
+        await migrate(db_url, TEST_EMBEDDING_DIM * 2)
+
+
+async def test_partial_unique_index_on_live_facts(db_url: str) -> None:
+    conn = await asyncpg.connect(db_url)
+    try:
+        first = await conn.fetchval(INSERT_FACT, "ds", "p1")
+        # A second live copy for the same tenant is refused.
+        with pytest.raises(asyncpg.UniqueViolationError):
+            await conn.fetchval(INSERT_FACT, "ds", "p1")
+        # The same triple for another tenant (other project, or other dataset) is fine.
+        await conn.fetchval(INSERT_FACT, "ds", "p2")
+        await conn.fetchval(INSERT_FACT, "other", "p1")
+        # Once the first is invalidated, the triple can be live again.
+        await conn.execute(
+            "UPDATE facts SET invalid_at = now(), invalid_reason = 'superseded' WHERE id = $1", first
+        )
+        second = await conn.fetchval(INSERT_FACT, "ds", "p1")
+        assert second != first
+        rows = await conn.fetch(
+            "SELECT id, invalid_at IS NULL AS live FROM facts WHERE dataset='ds' AND project_id='p1'"
+            " ORDER BY id"
+        )
+        assert [(r["id"], r["live"]) for r in rows] == [(first, False), (second, True)]
+    finally:
+        await conn.close()

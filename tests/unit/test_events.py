@@ -1,0 +1,120 @@
+"""EpisodeCompleted rejects every over-limit or malformed event with a clear message."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from streams.events import (
+    MAX_EVENT_BYTES,
+    MAX_MESSAGE_CHARS,
+    MAX_MESSAGES_PER_EPISODE,
+    EpisodeCompleted,
+    decode_episode,
+)
+
+
+def episode(**overrides: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "dataset": "acme",
+        "project_id": "p1",
+        "episode_id": "ep-1",
+        "session_id": "s-1",
+        "window": {"from_seq": 1, "to_seq": 2},
+        "messages": [
+            {"seq": 1, "role": "user", "content": "I work at Google", "created_at": "2026-01-01T10:00:00Z"},
+            {"seq": 2, "role": "assistant", "content": "Nice!", "created_at": "2026-01-01T10:00:05Z"},
+        ],
+        "completed_at": "2026-01-01T10:01:00Z",
+    }
+    base.update(overrides)
+    return base
+
+
+def test_a_valid_event_parses_and_knows_its_tenant() -> None:
+    event = EpisodeCompleted.model_validate(episode())
+    assert event.tenant == "acme:p1"
+    assert event.schema_version == 1
+    assert event.event_id  # generated when absent
+
+
+def reject(payload: dict[str, Any], expected: str) -> None:
+    with pytest.raises(ValidationError) as info:
+        EpisodeCompleted.model_validate(payload)
+    assert expected in str(info.value)
+
+
+def test_too_many_messages() -> None:
+    messages = [
+        {"seq": i, "role": "user", "content": "hi", "created_at": "2026-01-01T10:00:00Z"}
+        for i in range(MAX_MESSAGES_PER_EPISODE + 1)
+    ]
+    reject(
+        episode(messages=messages, window={"from_seq": 0, "to_seq": MAX_MESSAGES_PER_EPISODE}),
+        f"at most {MAX_MESSAGES_PER_EPISODE} items",
+    )
+
+
+def test_message_too_long() -> None:
+    long = {"seq": 1, "role": "user", "content": "x" * (MAX_MESSAGE_CHARS + 1),
+            "created_at": "2026-01-01T10:00:00Z"}
+    reject(episode(messages=[long]), f"at most {MAX_MESSAGE_CHARS} characters")
+
+
+def test_unknown_role() -> None:
+    bad = {"seq": 1, "role": "hacker", "content": "x", "created_at": "2026-01-01T10:00:00Z"}
+    reject(episode(messages=[bad]), "'user', 'assistant', 'system' or 'tool'")
+
+
+@pytest.mark.parametrize("dataset", ["a:b", "has space", "", "-leading", "x" * 129])
+def test_dataset_character_set(dataset: str) -> None:
+    reject(episode(dataset=dataset), "dataset")
+
+
+def test_project_id_character_set() -> None:
+    reject(episode(project_id="p/1"), "project_id")
+
+
+def test_missing_field() -> None:
+    payload = episode()
+    del payload["episode_id"]
+    reject(payload, "episode_id\n  Field required")
+
+
+def test_unknown_field_is_refused() -> None:
+    reject(episode(surprise=1), "Extra inputs are not permitted")
+
+
+def test_window_backwards() -> None:
+    reject(episode(window={"from_seq": 5, "to_seq": 2}, messages=[]), "is before from_seq")
+
+
+def test_message_outside_window() -> None:
+    reject(episode(window={"from_seq": 2, "to_seq": 2}), "lie outside window")
+
+
+def test_duplicate_seq() -> None:
+    msg = {"seq": 1, "role": "user", "content": "a", "created_at": "2026-01-01T10:00:00Z"}
+    reject(episode(messages=[msg, msg]), "unique and ascending")
+
+
+def test_bad_timestamp() -> None:
+    reject(episode(completed_at="yesterday"), "completed_at")
+
+
+def test_wrong_schema_version() -> None:
+    reject(episode(schema_version=2), "schema_version")
+
+
+def test_oversized_bytes_are_refused_before_parsing() -> None:
+    raw = json.dumps(episode()).encode() + b" " * MAX_EVENT_BYTES
+    with pytest.raises(ValueError, match=f"over the limit of {MAX_EVENT_BYTES}"):
+        decode_episode(raw)
+
+
+def test_not_json() -> None:
+    with pytest.raises(ValidationError, match="Invalid JSON"):
+        decode_episode(b"{not json")
