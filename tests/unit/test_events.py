@@ -25,8 +25,18 @@ def episode(**overrides: Any) -> dict[str, Any]:
         "session_id": "s-1",
         "window": {"from_seq": 1, "to_seq": 2},
         "messages": [
-            {"seq": 1, "role": "user", "content": "I work at Google", "created_at": "2026-01-01T10:00:00Z"},
-            {"seq": 2, "role": "assistant", "content": "Nice!", "created_at": "2026-01-01T10:00:05Z"},
+            {
+                "seq": 1,
+                "role": "user",
+                "content": "I work at Google",
+                "created_at": "2026-01-01T10:00:00Z",
+            },
+            {
+                "seq": 2,
+                "role": "assistant",
+                "content": "Nice!",
+                "created_at": "2026-01-01T10:00:05Z",
+            },
         ],
         "completed_at": "2026-01-01T10:01:00Z",
     }
@@ -59,8 +69,12 @@ def test_too_many_messages() -> None:
 
 
 def test_message_too_long() -> None:
-    long = {"seq": 1, "role": "user", "content": "x" * (MAX_MESSAGE_CHARS + 1),
-            "created_at": "2026-01-01T10:00:00Z"}
+    long = {
+        "seq": 1,
+        "role": "user",
+        "content": "x" * (MAX_MESSAGE_CHARS + 1),
+        "created_at": "2026-01-01T10:00:00Z",
+    }
     reject(episode(messages=[long]), f"at most {MAX_MESSAGE_CHARS} characters")
 
 

@@ -31,7 +31,14 @@ async def test_migrations_apply_twice_and_record_versions(db_url: str) -> None:
             r["tablename"]
             for r in await conn.fetch("SELECT tablename FROM pg_tables WHERE schemaname='public'")
         }
-        assert {"episodes", "entities", "facts", "llm_calls", "consumed_offsets", "fact_drops"} <= tables
+        assert {
+            "episodes",
+            "entities",
+            "facts",
+            "llm_calls",
+            "consumed_offsets",
+            "fact_drops",
+        } <= tables
         for table in ("episodes", "entities", "facts", "llm_calls", "fact_drops"):
             columns = {
                 r["column_name"]
@@ -61,12 +68,14 @@ async def test_partial_unique_index_on_live_facts(db_url: str) -> None:
         await conn.fetchval(INSERT_FACT, "other", "p1")
         # Once the first is invalidated, the triple can be live again.
         await conn.execute(
-            "UPDATE facts SET invalid_at = now(), invalid_reason = 'superseded' WHERE id = $1", first
+            "UPDATE facts SET invalid_at = now(), invalid_reason = 'superseded' WHERE id = $1",
+            first,
         )
         second = await conn.fetchval(INSERT_FACT, "ds", "p1")
         assert second != first
         rows = await conn.fetch(
-            "SELECT id, invalid_at IS NULL AS live FROM facts WHERE dataset='ds' AND project_id='p1'"
+            "SELECT id, invalid_at IS NULL AS live FROM facts"
+            " WHERE dataset='ds' AND project_id='p1'"
             " ORDER BY id"
         )
         assert [(r["id"], r["live"]) for r in rows] == [(first, False), (second, True)]
