@@ -82,6 +82,8 @@ class Settings(BaseSettings):
     session_timeout_ms: int = Field(default=45_000, ge=1000)
     transient_max_attempts: int = Field(default=6, ge=1)
     metrics_port: int = Field(default=0, ge=0)  # 0: no HTTP server
+    # A consumed record whose value is larger than this is poison (dead-lettered unread).
+    max_record_bytes: int = Field(default=1_000_000, ge=1)
     writer_lock_timeout_ms: int = Field(default=10_000, ge=1)
     writer_statement_timeout_ms: int = Field(default=30_000, ge=1)
 

@@ -10,6 +10,11 @@ A stage whose ``output_topic`` is None is a Postgres sink (the writer): it must 
 ``ctx.topic/partition/offset`` for ``ctx.group`` inside its own database transaction and
 treat an already-recorded offset as a no-op; the runtime commits the Kafka offset only
 after the handler returned.
+
+Outputs are keyed by the consumed record's key unless the stage defines an optional
+``key_of(event) -> str | None`` (the runtime looks it up with ``getattr``, so it is not
+part of the Protocol). A handler may also return ``Routed(topic, event, key)`` to send one
+output to another topic than ``output_topic`` (still inside the same transaction).
 """
 
 from __future__ import annotations
@@ -45,9 +50,22 @@ class Stage(Protocol[In]):
     input_model: type[BaseModel]
     output_topic: str | None
 
-    async def handle(self, event: In, ctx: RecordContext) -> Sequence[BaseModel]:
+    async def handle(self, event: In, ctx: RecordContext) -> Sequence[BaseModel | Routed]:
         """Process one event; raise TransientError to retry, PoisonError to dead-letter."""
         ...
+
+
+@dataclass(frozen=True)
+class Routed:
+    """An output bound for ``topic`` instead of the stage's ``output_topic``.
+
+    ``key`` None means the default key (``key_of(event)`` if the stage has one, else the
+    consumed record's key).
+    """
+
+    topic: str
+    event: BaseModel
+    key: str | None = None
 
 
 def tenant_key(dataset: str, project_id: str) -> str:
