@@ -1,0 +1,98 @@
+"""`factstream trace EPISODE`: the path of one episode, for answering "why (not) this fact?".
+
+Shows the ledger row (status per stage), every model request and response, what each
+guard, dedup, judge and write step dropped and why, the facts the episode added and the
+facts those ended. Read-only; every query filters on the episode's own tenant.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from streams.store.db import connect
+
+
+@dataclass
+class EpisodeTrace:
+    dataset: str
+    project_id: str
+    episode_id: str
+    ledger: dict[str, Any]
+    calls: list[dict[str, Any]] = field(default_factory=list)
+    drops: list[dict[str, Any]] = field(default_factory=list)
+    facts_added: list[dict[str, Any]] = field(default_factory=list)
+    facts_ended: list[dict[str, Any]] = field(default_factory=list)
+
+
+_LEDGER = (
+    "SELECT dataset, project_id, episode_id, session_id, from_seq, to_seq, status, retry_count,"
+    " last_error, semantic_status, semantic_retry_count, semantic_last_error, claimed_at,"
+    " claimed_by, summary, created_at, updated_at FROM episodes WHERE episode_id = $1"
+)
+_TENANT = " AND dataset = $2 AND project_id = $3"
+
+
+async def load_traces(
+    database_url: str, episode_id: str, dataset: str | None = None, project_id: str | None = None
+) -> list[EpisodeTrace]:
+    """One trace per tenant holding this episode id (usually one)."""
+    conn = await connect(database_url)
+    try:
+        if dataset is not None and project_id is not None:
+            rows = await conn.fetch(_LEDGER + _TENANT, episode_id, dataset, project_id)
+        else:
+            rows = await conn.fetch(_LEDGER, episode_id)
+        return [await _load_one(conn, dict(row)) for row in rows]
+    finally:
+        await conn.close()
+
+
+async def _load_one(conn: Any, ledger: dict[str, Any]) -> EpisodeTrace:
+    key = (ledger["episode_id"], ledger["dataset"], ledger["project_id"])
+    trace = EpisodeTrace(ledger["dataset"], ledger["project_id"], ledger["episode_id"], ledger)
+    trace.calls = [
+        dict(r)
+        for r in await conn.fetch(
+            "SELECT stage, kind, model, request, response, input_tokens, output_tokens,"
+            " latency_ms, attempts, error, created_at FROM llm_calls"
+            " WHERE episode_id = $1" + _TENANT + " ORDER BY id",
+            *key,
+        )
+    ]
+    trace.drops = [
+        dict(r)
+        for r in await conn.fetch(
+            "SELECT stage, reason, detail, subject, predicate, object FROM fact_drops"
+            " WHERE episode_id = $1" + _TENANT + " ORDER BY id",
+            *key,
+        )
+    ]
+    trace.facts_added = [
+        dict(r)
+        for r in await conn.fetch(
+            "SELECT id, subject, predicate, object, kind, confidence, valid_from, valid_until,"
+            " invalid_at, invalid_reason FROM facts WHERE episode_id = $1"
+            + _TENANT
+            + " ORDER BY id",
+            *key,
+        )
+    ]
+    trace.facts_ended = [
+        dict(r)
+        for r in await conn.fetch(
+            "SELECT old.id, old.subject, old.predicate, old.object, old.invalid_reason,"
+            " old.invalid_at, old.invalidated_by FROM facts old JOIN facts new"
+            " ON new.id = old.invalidated_by AND new.dataset = old.dataset"
+            " AND new.project_id = old.project_id"
+            " WHERE new.episode_id = $1 AND new.dataset = $2 AND new.project_id = $3"
+            " ORDER BY old.id",
+            *key,
+        )
+    ]
+    return trace
+
+
+def trace_to_json(trace: EpisodeTrace) -> str:
+    return json.dumps(trace.__dict__, default=str, indent=2)
