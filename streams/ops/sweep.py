@@ -1,0 +1,152 @@
+"""The backstop sweep (seed: "Failure handling"): nothing is silently lost.
+
+Every `sweep_interval_s` one active sweeper (a session-level advisory lock; others wait
+as standbys) finds episodes that need another go and republishes them to the input
+topic, keyed by tenant, so both the summarize and extract groups see them again:
+
+- pending for longer than the claim timeout (published but never picked up),
+- failed, extraction or summary, with retries left (retry count under `max_retries`),
+- orphaned: claimed `processing` longer than the claim timeout (the worker died).
+  Reclaiming counts as a retry, so an episode that keeps killing workers ends `failed`.
+
+An episode past the cap is marked `failed` with its last error, and stays visible.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from streams.events import EpisodeCompleted, Message, Window
+from streams.settings import Settings
+
+log = logging.getLogger(__name__)
+
+SWEEPER_LOCK_KEY = 0x73776565  # "swee"
+
+Publish = Callable[[Sequence[EpisodeCompleted]], None]
+
+_ROW = (
+    "episode_id, dataset, project_id, session_id, event_id, from_seq, to_seq, transcript,"
+    " completed_at, status, semantic_status, retry_count, semantic_retry_count"
+)
+
+
+@dataclass
+class SweepReport:
+    republished: list[tuple[str, str, str, str]] = field(
+        default_factory=list
+    )  # tenant ids, ep, why
+    ended_failed: list[tuple[str, str, str]] = field(default_factory=list)
+
+
+async def sweep_once(conn: Any, settings: Settings, publish: Publish) -> SweepReport:
+    """One pass. `conn` is an asyncpg connection; `publish` sends events to Kafka."""
+    report = SweepReport()
+    timeout = settings.claim_timeout_s
+    cap = settings.max_retries
+    async with conn.transaction():
+        # Orphans past the cap end failed; the rest count one more try and go again.
+        ended = await conn.fetch(
+            "UPDATE episodes SET semantic_status = 'failed', claimed_at = NULL, claimed_by = NULL,"
+            " semantic_retry_count = semantic_retry_count + 1, updated_at = now(),"
+            " semantic_last_error = coalesce(semantic_last_error || '; ', '')"
+            "   || 'claim expired: the worker died or hung'"
+            " WHERE semantic_status = 'processing'"
+            "   AND claimed_at < now() - make_interval(secs => $1)"
+            "   AND semantic_retry_count + 1 >= $2"
+            " RETURNING dataset, project_id, episode_id",
+            timeout,
+            cap,
+        )
+        report.ended_failed += [(r["dataset"], r["project_id"], r["episode_id"]) for r in ended]
+        orphans = await conn.fetch(
+            "UPDATE episodes SET semantic_retry_count = semantic_retry_count + 1,"
+            " claimed_at = NULL, claimed_by = NULL, semantic_status = 'pending', updated_at = now()"
+            " WHERE semantic_status = 'processing'"
+            "   AND claimed_at < now() - make_interval(secs => $1)"
+            f" RETURNING {_ROW}",
+            timeout,
+        )
+        retry = await conn.fetch(
+            f"SELECT {_ROW} FROM episodes"
+            " WHERE (semantic_status = 'failed' AND semantic_retry_count < $2)"
+            "    OR (status = 'failed' AND retry_count < $2)"
+            "    OR ((semantic_status = 'pending' OR status = 'pending')"
+            "        AND updated_at < now() - make_interval(secs => $1))"
+            " ORDER BY dataset, project_id, from_seq, completed_at",
+            timeout,
+            cap,
+        )
+        # Touch what we republish so the next pass does not send it again at once.
+        await conn.execute(
+            "UPDATE episodes SET updated_at = now() WHERE (dataset, project_id, episode_id)"
+            " IN (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]))",
+            [r["dataset"] for r in retry],
+            [r["project_id"] for r in retry],
+            [r["episode_id"] for r in retry],
+        )
+    events = []
+    for row, why in [(r, "orphaned claim") for r in orphans] + [(r, _why(r, cap)) for r in retry]:
+        events.append(_event_from_row(row))
+        report.republished.append((row["dataset"], row["project_id"], row["episode_id"], why))
+    if events:
+        publish(events)
+    return report
+
+
+def _why(row: Any, cap: int) -> str:
+    if row["semantic_status"] == "failed" and row["semantic_retry_count"] < cap:
+        return f"extraction failed ({row['semantic_retry_count']}/{cap} retries used)"
+    if row["status"] == "failed":
+        return f"summary failed ({row['retry_count']}/{cap} retries used)"
+    return "pending past the claim timeout"
+
+
+def _event_from_row(row: Any) -> EpisodeCompleted:
+    transcript = row["transcript"]
+    if isinstance(transcript, str):  # a connection without the jsonb codec
+        transcript = json.loads(transcript)
+    return EpisodeCompleted(
+        event_id=row["event_id"],
+        dataset=row["dataset"],
+        project_id=row["project_id"],
+        episode_id=row["episode_id"],
+        session_id=row["session_id"],
+        window=Window(from_seq=row["from_seq"], to_seq=row["to_seq"]),
+        messages=[Message.model_validate(m) for m in transcript],
+        completed_at=row["completed_at"],
+    )
+
+
+async def run_sweeper(
+    database_url: str, settings: Settings, publish: Publish, *, once: bool = False
+) -> SweepReport | None:
+    """Loop forever (or one pass with once=True) as the single active sweeper."""
+    from streams.store.db import connect
+
+    conn = await connect(database_url)
+    try:
+        # The session-level lock is held for the life of this process: one active
+        # sweeper, the others stand by and take over when it dies (its session ends).
+        while not await conn.fetchval("SELECT pg_try_advisory_lock($1)", SWEEPER_LOCK_KEY):
+            if once:
+                log.info("another sweeper is active; standing by")
+                return None
+            await asyncio.sleep(settings.sweep_interval_s)
+        while True:
+            report = await sweep_once(conn, settings, publish)
+            log.info(
+                "sweep pass: %d republished, %d ended failed",
+                len(report.republished),
+                len(report.ended_failed),
+            )
+            if once:
+                return report
+            await asyncio.sleep(settings.sweep_interval_s)
+    finally:
+        await conn.close()

@@ -1,0 +1,142 @@
+"""The sweep republishes orphaned claims and failed-under-cap episodes, and ends the rest."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Sequence
+
+import asyncpg
+import pytest
+
+from streams.events import EpisodeCompleted
+from streams.ops.sweep import SWEEPER_LOCK_KEY, run_sweeper, sweep_once
+from streams.settings import Settings
+from tests.db_support import create_fresh_database
+
+TRANSCRIPT = [
+    {"seq": 1, "role": "user", "content": "I live in Oslo", "created_at": "2026-01-01T00:00:00Z"}
+]
+
+
+async def add_episode(conn: asyncpg.Connection, episode_id: str, **columns: object) -> None:
+    await conn.execute(
+        "INSERT INTO episodes (dataset, project_id, episode_id, session_id, event_id, from_seq,"
+        " to_seq, transcript, completed_at)"
+        " VALUES ('ds', 'p', $1, 's', $2, 1, 1, $3::jsonb, now())",
+        episode_id,
+        f"evt-{episode_id}",
+        TRANSCRIPT,
+    )
+    for column, value in columns.items():
+        if isinstance(value, str) and value.startswith("now()"):
+            await conn.execute(
+                f"UPDATE episodes SET {column} = {value} WHERE episode_id = $1", episode_id
+            )
+        else:
+            await conn.execute(
+                f"UPDATE episodes SET {column} = $2 WHERE episode_id = $1", episode_id, value
+            )
+
+
+@pytest.fixture
+async def db_url(database_url: str) -> str:
+    return await create_fresh_database(database_url)
+
+
+@pytest.fixture
+async def conn(db_url: str) -> AsyncIterator[asyncpg.Connection]:
+    connection = await asyncpg.connect(db_url)
+    await connection.set_type_codec(
+        "jsonb", encoder=json.dumps, decoder=json.loads, schema="pg_catalog"
+    )
+    yield connection
+    await connection.close()
+
+
+async def test_sweep_republishes_and_ends(conn: asyncpg.Connection) -> None:
+    stale = "now() - interval '11 minutes'"
+    await add_episode(
+        conn, "orphan", semantic_status="processing", claimed_at=stale, claimed_by="dead-worker"
+    )
+    await add_episode(
+        conn, "fresh-claim", semantic_status="processing", claimed_at="now()", claimed_by="alive"
+    )
+    await add_episode(
+        conn,
+        "failed-1",
+        semantic_status="failed",
+        semantic_retry_count=1,
+        semantic_last_error="429",
+    )
+    await add_episode(
+        conn,
+        "failed-cap",
+        semantic_status="failed",
+        semantic_retry_count=3,
+        semantic_last_error="boom",
+    )
+    await add_episode(
+        conn,
+        "orphan-cap",
+        semantic_status="processing",
+        claimed_at=stale,
+        semantic_retry_count=2,
+        semantic_last_error="500",
+    )
+    await add_episode(
+        conn, "summary-failed", semantic_status="done", status="failed", retry_count=0
+    )
+    await add_episode(conn, "done", semantic_status="done", status="done")
+
+    sent: list[EpisodeCompleted] = []
+
+    def publish(events: Sequence[EpisodeCompleted]) -> None:
+        sent.extend(events)
+
+    report = await sweep_once(conn, Settings(), publish)
+
+    assert sorted(e.episode_id for e in sent) == ["failed-1", "orphan", "summary-failed"]
+    orphan_event = next(e for e in sent if e.episode_id == "orphan")
+    assert orphan_event.tenant == "ds:p"
+    assert orphan_event.messages[0].content == "I live in Oslo"
+    assert orphan_event.event_id == "evt-orphan"
+    assert report.ended_failed == [("ds", "p", "orphan-cap")]
+
+    rows = {
+        r["episode_id"]: r
+        for r in await conn.fetch(
+            "SELECT episode_id, semantic_status, semantic_retry_count, semantic_last_error,"
+            " claimed_by FROM episodes"
+        )
+    }
+    # The orphan was released and counted as a retry; the fresh claim was left alone.
+    assert rows["orphan"]["semantic_status"] == "pending"
+    assert rows["orphan"]["semantic_retry_count"] == 1
+    assert rows["orphan"]["claimed_by"] is None
+    assert rows["fresh-claim"]["claimed_by"] == "alive"
+    # Past the cap: failed, with the last error kept and the reason added.
+    assert rows["orphan-cap"]["semantic_status"] == "failed"
+    assert rows["orphan-cap"]["semantic_retry_count"] == 3
+    assert "500" in rows["orphan-cap"]["semantic_last_error"]
+    assert "claim expired" in rows["orphan-cap"]["semantic_last_error"]
+    assert rows["failed-cap"]["semantic_status"] == "failed"
+
+    # A second pass right away sends nothing new except failed ones still waiting.
+    sent.clear()
+    await sweep_once(conn, Settings(), publish)
+    assert "orphan" not in [e.episode_id for e in sent]
+
+
+async def test_only_one_sweeper_is_active(conn: asyncpg.Connection, db_url: str) -> None:
+    await add_episode(conn, "failed-1", semantic_status="failed", semantic_retry_count=1)
+    assert await conn.fetchval("SELECT pg_try_advisory_lock($1)", SWEEPER_LOCK_KEY)
+    sent: list[EpisodeCompleted] = []
+    try:
+        report = await run_sweeper(db_url, Settings(), sent.extend, once=True)
+        assert report is None  # stood by: another sweeper holds the lock
+        assert sent == []
+    finally:
+        await conn.execute("SELECT pg_advisory_unlock($1)", SWEEPER_LOCK_KEY)
+    report = await run_sweeper(db_url, Settings(), sent.extend, once=True)
+    assert report is not None
+    assert [e.episode_id for e in sent] == ["failed-1"]
