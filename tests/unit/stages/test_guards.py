@@ -1,0 +1,314 @@
+"""Each post-processing guard of the seed, and their composition."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from streams.events import DropStage, Entity, EntityType, FactKind
+from streams.model.ports import RawClaim, RawEntity, RawGraph
+from streams.settings import Settings
+from streams.stages.guards import (
+    Claim,
+    KnownEntities,
+    allow_subjects,
+    apply_guards,
+    canonical_name,
+    cap_facts,
+    cap_length,
+    clamp_confidence,
+    clean_claim,
+    clean_entities,
+    decide_kind,
+    ensure_user_entity,
+    normalise_predicate,
+    prune_orphans,
+    sanitise_date,
+    validate_entity_type,
+)
+
+SETTINGS = Settings()
+REL, LIT = FactKind.RELATIONSHIP, FactKind.LITERAL
+
+
+def claim(s: str, p: str, o: str, kind: FactKind = REL, conf: float = 0.9) -> Claim:
+    return Claim(s, p, o, kind, conf)
+
+
+def raw(s: str, p: str, o: str, **kw: object) -> RawClaim:
+    return RawClaim(subject=s, predicate=p, object=o, **kw)  # type: ignore[arg-type]
+
+
+# --- subject allow-list ----------------------------------------------------------------
+
+
+def test_allow_list_keeps_user_and_user_linked_subjects() -> None:
+    claims = [
+        claim("user", "drives", "honda civic"),
+        claim("honda civic", "has mileage of", "80000 km", LIT),
+        claim("alice", "works at", "google"),
+    ]
+    kept, dropped = allow_subjects(claims, frozenset())
+    assert [c.subject for c in kept] == ["user", "honda civic"]
+    assert [(d.reason, d.subject) for d in dropped] == [("subject_not_allowed", "alice")]
+    assert dropped[0].stage is DropStage.GUARD
+
+
+def test_allow_list_accepts_an_entity_the_user_is_linked_to_in_stored_facts() -> None:
+    kept, dropped = allow_subjects([claim("sister", "works at", "google")], frozenset({"sister"}))
+    assert len(kept) == 1 and not dropped
+
+
+def test_allow_list_drops_other_tenants_user() -> None:
+    kept, dropped = allow_subjects([claim("tenant-b user", "lives in", "paris")], frozenset())
+    assert not kept and dropped[0].subject == "tenant-b user"
+
+
+def test_allow_list_does_not_count_a_literal_as_a_link() -> None:
+    # "user likes → alice" as a literal value is no edge, so alice stays outside.
+    claims = [claim("user", "likes", "alice", LIT), claim("alice", "works at", "google")]
+    kept, _ = allow_subjects(claims, frozenset())
+    assert [c.subject for c in kept] == ["user"]
+
+
+# --- edge or attribute -----------------------------------------------------------------
+
+
+def test_relationship_to_unlisted_object_is_demoted_to_literal() -> None:
+    out = decide_kind([claim("user", "has movie nights on", "fridays", REL)], frozenset({"user"}))
+    assert out[0].kind is LIT
+
+
+def test_literal_naming_a_listed_entity_is_promoted_to_relationship() -> None:
+    out = decide_kind(
+        [claim("user", "bought", "honda civic", LIT)], frozenset({"user", "honda civic"})
+    )
+    assert out[0].kind is REL
+
+
+def test_seed_movie_nights_demoted_without_phantom_entity() -> None:
+    graph = RawGraph(
+        entities=[RawEntity(name="user", type="PERSON")],
+        relationships=[raw("user", "has movie nights on", "fridays", confidence=0.9)],
+    )
+    entities, facts, _ = apply_guards(graph, KnownEntities(), SETTINGS)
+    assert [(f.triple, f.kind) for f in facts] == [
+        (("user", "has movie nights on", "fridays"), LIT)
+    ]
+    assert [e.name for e in entities] == ["user"]  # no "fridays" entity row
+
+
+def test_seed_bought_honda_civic_promoted() -> None:
+    graph = RawGraph(
+        entities=[RawEntity(name="Honda Civic", type="VEHICLE")],
+        literalFacts=[raw("user", "bought", "Honda Civic", confidence=0.9)],
+    )
+    entities, facts, _ = apply_guards(graph, KnownEntities(), SETTINGS)
+    assert [(f.triple, f.kind) for f in facts] == [(("user", "bought", "honda civic"), REL)]
+    assert {(e.name, e.type) for e in entities} == {
+        ("user", EntityType.PERSON),
+        ("honda civic", EntityType.VEHICLE),
+    }
+
+
+def test_literal_naming_a_stored_entity_is_promoted_and_the_entity_joins_the_graph() -> None:
+    graph = RawGraph(literalFacts=[raw("user", "bought", "honda civic")])
+    known = KnownEntities(types={"honda civic": EntityType.VEHICLE})
+    entities, facts, _ = apply_guards(graph, known, SETTINGS)
+    assert facts[0].kind is REL
+    assert Entity(name="honda civic", type=EntityType.VEHICLE) in entities
+
+
+# --- orphan pruning, types, synthetic user ------------------------------------------------
+
+
+def test_orphan_entities_are_pruned_and_reported() -> None:
+    entities = [Entity(name=n, type=EntityType.THING) for n in ("user", "acme", "red")]
+    kept, dropped = prune_orphans(entities, [claim("user", "works at", "acme")])
+    assert [e.name for e in kept] == ["user", "acme"]
+    assert [(d.reason, d.subject) for d in dropped] == [("orphan_entity", "red")]
+
+
+def test_no_facts_means_no_entities_at_all() -> None:
+    kept, _ = prune_orphans([Entity(name="user", type=EntityType.PERSON)], [])
+    assert kept == []
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        ("ORG", EntityType.ORG),
+        (" person ", EntityType.PERSON),
+        ("organization", EntityType.ORG),
+        ("SPACESHIP", EntityType.THING),
+        ("", EntityType.THING),
+    ],
+)
+def test_entity_type_validation(given: str, expected: EntityType) -> None:
+    assert validate_entity_type(given) is expected
+
+
+def test_clean_entities_canonicalises_and_merges_names() -> None:
+    entities, dropped = clean_entities(
+        [
+            RawEntity(name="  Honda   Civic ", type="VEHICLE"),
+            RawEntity(name="honda civic", type="THING"),
+            RawEntity(name="", type="PLACE"),
+            RawEntity(name="User", type="THING"),
+        ]
+    )
+    assert [(e.name, e.type) for e in entities] == [
+        ("honda civic", EntityType.VEHICLE),
+        ("user", EntityType.PERSON),
+    ]
+    assert [d.reason for d in dropped] == ["invalid_entity_name"]
+
+
+def test_synthetic_user_entity_added_when_missing() -> None:
+    out = ensure_user_entity([Entity(name="acme", type=EntityType.ORG)])
+    assert out[0] == Entity(name="user", type=EntityType.PERSON)
+    assert ensure_user_entity(out) == out  # not added twice
+
+
+def test_apply_guards_adds_user_entity_the_model_forgot() -> None:
+    graph = RawGraph(
+        entities=[RawEntity(name="acme", type="ORG")],
+        relationships=[raw("user", "works at", "acme")],
+    )
+    entities, _, _ = apply_guards(graph, KnownEntities(), SETTINGS)
+    assert {e.name for e in entities} == {"user", "acme"}
+
+
+# --- predicate, lengths, confidence, dates, names ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        ("Works At", "works at"),
+        ("works-at!", "works at"),
+        ("  has   car\tbudget of: ", "has car budget of"),
+        ("doesn't like", "doesnt like"),
+        ("...", ""),
+    ],
+)
+def test_predicate_normalisation(given: str, expected: str) -> None:
+    assert normalise_predicate(given) == expected
+
+
+def test_length_caps_object_and_quote() -> None:
+    long = raw("user", "likes", "x" * 900, sourceQuote="q" * 400)
+    c, _ = clean_claim(long, LIT, SETTINGS)
+    assert c is not None and len(c.object) == 500 and len(c.quote) == 200
+    assert cap_length("short", 10) == "short"
+
+
+def test_empty_predicate_after_normalisation_is_dropped() -> None:
+    c, dropped = clean_claim(raw("user", "!!!", "x"), LIT, SETTINGS)
+    assert c is None and dropped[0].reason == "empty_field"
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"), [(1.7, 1.0), (-0.2, 0.0), (0.42, 0.42), (float("nan"), 0.0)]
+)
+def test_confidence_clamp(given: float, expected: float) -> None:
+    assert clamp_confidence(given) == expected
+
+
+@pytest.mark.parametrize(
+    ("given", "expected", "rejected"),
+    [
+        (None, None, False),
+        ("null", None, False),
+        ("YYYY-MM-DD", None, True),
+        ("2026-XX-01", None, True),
+        ("next spring", None, True),
+        ("2026-13-45", None, True),
+        ("2026-03-01", datetime(2026, 3, 1, tzinfo=UTC), False),
+        ("2026-03-01T09:30:00+02:00", datetime(2026, 3, 1, 7, 30, tzinfo=UTC), False),
+    ],
+)
+def test_date_sanitisation(given: str | None, expected: datetime | None, rejected: bool) -> None:
+    assert sanitise_date(given) == (expected, rejected)
+
+
+def test_rejected_date_keeps_the_fact_and_reports_the_date() -> None:
+    c, dropped = clean_claim(
+        raw("user", "works at", "acme", validFrom="YYYY-MM-DD", validUntil="2027-01-01"),
+        REL,
+        SETTINGS,
+    )
+    assert c is not None and c.valid_from is None
+    assert c.valid_until == datetime(2027, 1, 1, tzinfo=UTC)
+    assert [d.reason for d in dropped] == ["invalid_date"]
+
+
+def test_canonical_names() -> None:
+    assert canonical_name("  Honda  CIVIC ") == "honda civic"
+    assert canonical_name("The User") == "user"
+    assert canonical_name("I") == "user"
+
+
+# --- cap ---------------------------------------------------------------------------------
+
+
+def test_cap_keeps_the_most_confident_in_model_order() -> None:
+    claims = [claim("user", f"p{i}", f"o{i}", LIT, conf=i / 20) for i in range(15)]
+    kept, dropped = cap_facts(claims, 12)
+    assert [c.predicate for c in kept] == [f"p{i}" for i in range(3, 15)]
+    assert sorted(d.predicate for d in dropped) == ["p0", "p1", "p2"]
+    assert {d.reason for d in dropped} == {"over_cap"}
+
+
+def test_apply_guards_caps_at_max_facts_per_episode() -> None:
+    graph = RawGraph(
+        literalFacts=[raw("user", f"likes thing {i}", f"v{i}", confidence=i / 30) for i in range(20)]
+    )
+    _, facts, dropped = apply_guards(graph, KnownEntities(), SETTINGS)
+    assert len(facts) == 12
+    assert min(f.confidence for f in facts) == pytest.approx(8 / 30)
+    assert sum(d.reason == "over_cap" for d in dropped) == 8
+
+
+# --- composition: the seed's cases together -----------------------------------------------
+
+
+def test_other_people_and_tenants_are_dropped_and_the_users_world_kept() -> None:
+    graph = RawGraph(
+        entities=[
+            RawEntity(name="alice", type="PERSON"),
+            RawEntity(name="google", type="ORG"),
+            RawEntity(name="sister", type="PERSON"),
+            RawEntity(name="acme", type="ORG"),
+        ],
+        relationships=[
+            raw("alice", "works at", "google"),
+            raw("tenant-b user", "lives in", "paris"),
+            raw("user", "has sister", "sister"),
+            raw("sister", "works at", "acme"),
+        ],
+    )
+    entities, facts, dropped = apply_guards(graph, KnownEntities(), SETTINGS)
+    assert {f.triple for f in facts} == {
+        ("user", "has sister", "sister"),
+        ("sister", "works at", "acme"),
+    }
+    assert {e.name for e in entities} == {"user", "sister", "acme"}
+    assert {d.subject for d in dropped if d.reason == "subject_not_allowed"} == {
+        "alice",
+        "tenant-b user",
+    }
+    assert {d.subject for d in dropped if d.reason == "orphan_entity"} == {"alice", "google"}
+
+
+def test_fact_anchored_on_a_link_lost_to_the_cap_is_dropped() -> None:
+    graph = RawGraph(
+        entities=[RawEntity(name="honda civic", type="VEHICLE")],
+        relationships=[raw("user", "drives", "honda civic", confidence=0.01)],
+        literalFacts=[raw("honda civic", "has mileage of", "80000 km", confidence=0.9)]
+        + [raw("user", f"likes thing {i}", f"v{i}", confidence=0.5) for i in range(11)],
+    )
+    _, facts, dropped = apply_guards(graph, KnownEntities(), SETTINGS)
+    assert all(f.subject == "user" for f in facts) and len(facts) == 11
+    assert any(d.reason == "subject_not_allowed" and d.subject == "honda civic" for d in dropped)
