@@ -263,7 +263,9 @@ def test_cap_keeps_the_most_confident_in_model_order() -> None:
 
 def test_apply_guards_caps_at_max_facts_per_episode() -> None:
     graph = RawGraph(
-        literalFacts=[raw("user", f"likes thing {i}", f"v{i}", confidence=i / 30) for i in range(20)]
+        literalFacts=[
+            raw("user", f"likes thing {i}", f"v{i}", confidence=i / 30) for i in range(20)
+        ]
     )
     _, facts, dropped = apply_guards(graph, KnownEntities(), SETTINGS)
     assert len(facts) == 12
