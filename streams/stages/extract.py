@@ -1,0 +1,135 @@
+"""Stage 1, graph extraction (seed "Step 1" and "Post-processing").
+
+episodes.completed → facts.extracted. Per episode: upsert the ledger row, wait at the
+per-tenant gate and claim, load what the tenant already holds, ONE extractor call over
+the raw messages of the window, store the call trace, apply the guards, and publish the
+guarded graph. The episode stays ``processing`` until the writer marks it done, which
+is what holds the tenant's next episode at the gate.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from pydantic import BaseModel
+
+from streams.errors import ModelError
+from streams.events import EpisodeCompleted, FactsExtracted
+from streams.model.ports import CallScope, ExtractInput, Models, RawGraph
+from streams.runtime.stage import RecordContext, Stage, StageDeps
+from streams.stages.guards import KnownEntities, apply_guards, canonical_name
+from streams.store import episodes
+from streams.store.context import load_known_entities, load_prompt_context
+from streams.store.llm_calls import record_calls
+
+log = logging.getLogger(__name__)
+
+STAGE = "extract"
+# A hostile answer could name thousands of things; the guards need only a graph's worth.
+_MAX_LOOKUP_NAMES = 1000
+
+
+def mentioned_names(raw: RawGraph) -> set[str]:
+    """Every name a raw graph mentions, canonicalised: what the guards ask the store about."""
+    names = {canonical_name(e.name) for e in raw.entities}
+    for c in [*raw.relationships, *raw.literalFacts]:
+        names |= {canonical_name(c.subject), canonical_name(c.object)}
+    names.discard("")
+    return set(sorted(names)[:_MAX_LOOKUP_NAMES])
+
+
+class ExtractStage:
+    name = STAGE
+    input_model: type[BaseModel] = EpisodeCompleted
+
+    def __init__(self, deps: StageDeps) -> None:
+        self.deps = deps
+        self.input_topic: str = deps.settings.topic("episodes.completed")
+        self.output_topic: str | None = deps.settings.topic("facts.extracted")
+
+    async def handle(self, event: EpisodeCompleted, ctx: RecordContext) -> Sequence[BaseModel]:
+        settings, pool, worker = self.deps.settings, self.deps.pool, self.deps.worker_id
+        scope = CallScope(
+            dataset=event.dataset, project_id=event.project_id, episode_id=event.episode_id
+        )
+        async with pool.acquire() as conn:
+            await episodes.upsert_episode(conn, event)
+        claim = await episodes.claim_extraction(pool, event, worker, settings.claim_timeout_s)
+        if not claim.claimed:
+            log.info(
+                "extract: episode %s of %s not claimed (%s): %s",
+                event.episode_id, event.tenant, claim.outcome, claim.detail,
+            )  # fmt: skip
+            return []
+        messages = event.window_messages()
+        if not messages:
+            async with pool.acquire() as conn:
+                await episodes.mark_semantic_skipped(
+                    conn, *_key(event), "no messages in the window"
+                )
+            log.info("extract: episode %s of %s skipped: empty window", *_ids(event))
+            return []
+
+        async with pool.acquire() as conn:
+            context = await load_prompt_context(
+                conn, event.dataset, event.project_id,
+                settings.context_entity_names, settings.context_recent_facts,
+            )  # fmt: skip
+        request = ExtractInput(
+            scope=scope,
+            messages=messages,
+            known_entities=context.entity_names,
+            recent_facts=context.recent_facts,
+            reference_time=event.completed_at,
+        )
+        models: Models = self.deps.models
+        try:
+            result = await models.extractor.extract(request)
+        except ModelError as exc:
+            # After the provider's own retries: the ledger counts it, the sweep retries.
+            async with pool.acquire() as conn, conn.transaction():
+                await record_calls(conn, scope, STAGE, getattr(exc, "calls", []))
+                counted = await episodes.mark_semantic_failed(conn, event, worker, str(exc))
+            log.warning(
+                "extract: episode %s of %s failed (%s): %s",
+                *_ids(event), "counted" if counted else "claim lost, not counted", exc,
+            )  # fmt: skip
+            return []
+
+        async with pool.acquire() as conn:
+            await record_calls(conn, scope, STAGE, result.calls)
+            types, linked = await load_known_entities(
+                conn, event.dataset, event.project_id, mentioned_names(result.value)
+            )
+        entities, facts, dropped = apply_guards(
+            result.value, KnownEntities(types=types, user_linked=linked), settings
+        )
+        log.info(
+            "extract: episode %s of %s: %d facts, %d entities, %d dropped by guards",
+            *_ids(event), len(facts), len(entities), len(dropped),
+        )  # fmt: skip
+        # Published even when empty: the writer must still mark the episode done.
+        return [
+            FactsExtracted(
+                dataset=event.dataset,
+                project_id=event.project_id,
+                episode_id=event.episode_id,
+                source_event_id=event.event_id,
+                entities=entities,
+                facts=facts,
+                dropped=dropped,
+            )
+        ]
+
+
+def _key(event: EpisodeCompleted) -> tuple[str, str, str]:
+    return event.dataset, event.project_id, event.episode_id
+
+
+def _ids(event: EpisodeCompleted) -> tuple[str, str]:
+    return event.episode_id, event.tenant
+
+
+def create_stage(deps: StageDeps) -> Stage[EpisodeCompleted]:
+    return ExtractStage(deps)
