@@ -1,0 +1,130 @@
+"""The judge stage: memory.facts.deduped → memory.facts.judged (seed "Step 4").
+
+Reads the tenant's live facts near the episode's candidates, asks the model about every
+conflicting pair in ONE batched call (none when there is no pair), and tells the writer
+what to insert, which facts those inserts end, and what was discarded. Any model failure
+means every verdict is `neither`: facts coexist and the pipeline continues, because
+losing precision is recoverable and losing knowledge is not.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+
+from pydantic import BaseModel
+
+from streams.events import FactsDeduped, FactsJudged, Verdict
+from streams.model.ports import (
+    CallRecord,
+    CallScope,
+    JudgeInput,
+    JudgeOutput,
+    JudgePair,
+    ModelCallFailed,
+)
+from streams.runtime.stage import RecordContext, Stage, StageDeps
+from streams.settings import Settings
+from streams.stages.judging import Pair, apply_verdicts, describe_fact, describe_live, find_pairs
+from streams.store.judge_reads import live_facts_near
+from streams.store.llm_calls import record_calls
+
+log = logging.getLogger(__name__)
+
+
+class JudgeStage:
+    name = "judge"
+    input_model: type[BaseModel] = FactsDeduped
+
+    def __init__(self, deps: StageDeps) -> None:
+        self.settings: Settings = deps.settings
+        self.pool = deps.pool
+        self.judge = deps.models.judge
+        self.input_topic = deps.settings.topic("facts.deduped")
+        self.output_topic: str | None = deps.settings.topic("facts.judged")
+
+    async def handle(self, event: FactsDeduped, ctx: RecordContext) -> Sequence[BaseModel]:
+        s = self.settings
+        now = datetime.now(UTC)
+        live = await live_facts_near(
+            self.pool,
+            event.dataset,
+            event.project_id,
+            event.candidates,
+            band_min=s.contradiction_band_min,
+            now=now,
+        )
+        pairs = find_pairs(
+            event.candidates,
+            live,
+            band_min=s.contradiction_band_min,
+            dedup_threshold=s.fact_dedup_threshold,
+            min_confidence=s.retrieval_min_confidence,
+            now=now,
+        )
+        verdicts = await self._verdicts(event, pairs)
+        judgement = apply_verdicts(event.candidates, pairs, verdicts)
+        log.info(
+            "judged",
+            extra={
+                "tenant": event.tenant,
+                "episode_id": event.episode_id,
+                "candidates": len(event.candidates),
+                "pairs": len(pairs),
+                "inserts": len(judgement.inserts),
+                "invalidations": len(judgement.invalidations),
+                "discarded": len(judgement.dropped),
+            },
+        )
+        return [
+            FactsJudged(
+                dataset=event.dataset,
+                project_id=event.project_id,
+                episode_id=event.episode_id,
+                source_event_id=event.source_event_id,
+                inserts=judgement.inserts,
+                invalidations=judgement.invalidations,
+                closures=event.closures,
+                dropped=[*event.dropped, *judgement.dropped],
+            )
+        ]
+
+    async def _verdicts(self, event: FactsDeduped, pairs: Sequence[Pair]) -> Mapping[int, Verdict]:
+        """One batched call for all pairs; an empty mapping (all `neither`) on any failure."""
+        if not pairs:
+            return {}
+        scope = CallScope(
+            dataset=event.dataset, project_id=event.project_id, episode_id=event.episode_id
+        )
+        request = JudgeInput(
+            scope=scope,
+            pairs=[
+                JudgePair(
+                    pair_id=p.pair_id,
+                    candidate=describe_fact(event.candidates[p.candidate].fact),
+                    existing=describe_live(p.existing),
+                )
+                for p in pairs
+            ],
+        )
+        calls: list[CallRecord] = []
+        verdicts: dict[int, Verdict] = {}
+        try:
+            result = await self.judge.judge(request)
+            calls = list(result.calls)
+            output = JudgeOutput.model_validate(result.value, from_attributes=True)
+            known = {p.pair_id for p in pairs}
+            verdicts = {v.pair_id: v.verdict for v in output.verdicts if v.pair_id in known}
+        except ModelCallFailed as exc:
+            calls = list(exc.calls)
+            log.warning("judge call failed, all verdicts neither: %s", exc)
+        except Exception as exc:  # any failure, a malformed answer included: facts coexist
+            log.warning("judge failed, all verdicts neither: %r", exc)
+            verdicts = {}
+        await record_calls(self.pool, scope, "judge", calls)
+        return verdicts
+
+
+def create_stage(deps: StageDeps) -> Stage[FactsDeduped]:
+    return JudgeStage(deps)

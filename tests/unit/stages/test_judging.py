@@ -1,0 +1,178 @@
+"""The seed's pair rules and verdict application, as pure functions (seed "Step 4")."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from streams.events import Candidate, DropStage, Fact, FactKind, Verdict
+from streams.model.scripted import hashed_vector, vector_at_similarity
+from streams.settings import Settings
+from streams.stages.judging import LiveFact, Pair, PairRule, apply_verdicts, find_pairs
+
+NOW = datetime(2026, 3, 1, tzinfo=UTC)
+S = Settings()
+DIM = 16
+
+
+def cand(
+    s: str,
+    p: str,
+    o: str,
+    *,
+    conf: float = 0.9,
+    until: datetime | None = None,
+    emb: list[float] | None = None,
+) -> Candidate:
+    fact = Fact(
+        subject=s, predicate=p, object=o, kind=FactKind.RELATIONSHIP, confidence=conf,
+        valid_until=until,
+    )  # fmt: skip
+    return Candidate(
+        fact=fact, embedding=emb if emb is not None else hashed_vector(fact.sentence(), DIM)
+    )
+
+
+def live(fact_id: int, s: str, p: str, o: str, emb: list[float] | None = None) -> LiveFact:
+    vector = emb if emb is not None else hashed_vector(f"{s} {p} {o}", DIM)
+    return LiveFact(fact_id, s, p, o, embedding=vector)
+
+
+def pairs_of(candidates: list[Candidate], facts: list[LiveFact]) -> list[Pair]:
+    return find_pairs(
+        candidates,
+        facts,
+        band_min=S.contradiction_band_min,
+        dedup_threshold=S.fact_dedup_threshold,
+        min_confidence=S.retrieval_min_confidence,
+        now=NOW,
+    )
+
+
+def rules(pairs: list[Pair]) -> list[tuple[int, int, PairRule]]:
+    return [(p.candidate, p.existing.id, p.rule) for p in pairs]
+
+
+def test_rule1_same_subject_and_predicate_different_object() -> None:
+    pairs = pairs_of(
+        [cand("user", "works at", "anthropic")], [live(1, "user", "works at", "google")]
+    )
+    assert rules(pairs) == [(0, 1, PairRule.SAME_PREDICATE)]
+
+
+def test_rule2_same_object_with_valid_until_whatever_the_verb() -> None:
+    # "sold honda civic" reaches "drives honda civic" though their embeddings are far apart.
+    sold = cand("user", "sold", "honda civic", until=NOW - timedelta(days=2))
+    pairs = pairs_of([sold], [live(7, "user", "drives", "honda civic")])
+    assert rules(pairs) == [(0, 7, PairRule.ENDS_RELATIONSHIP)]
+
+
+def test_valid_until_in_the_future_ends_the_agreeing_fact() -> None:
+    # "is retiring novablast 5" ends "owns novablast 5".
+    retiring = cand("user", "is retiring", "novablast 5", until=NOW + timedelta(days=30))
+    pairs = pairs_of([retiring], [live(3, "user", "owns", "novablast 5")])
+    assert rules(pairs) == [(0, 3, PairRule.ENDS_RELATIONSHIP)]
+
+
+def test_agreeing_objects_are_not_judged_even_inside_the_band() -> None:
+    base = hashed_vector("lives in chennai", DIM)
+    works_from = cand("user", "works from", "chennai", emb=vector_at_similarity(base, 0.85))
+    assert pairs_of([works_from], [live(1, "user", "lives in", "chennai", emb=base)]) == []
+
+
+def test_band_pairs_predicate_rewordings_at_085() -> None:
+    base = hashed_vector("user works at google", DIM)
+    employed = cand("user", "is employed by", "anthropic", emb=vector_at_similarity(base, 0.85))
+    pairs = pairs_of([employed], [live(1, "user", "works at", "google", emb=base)])
+    assert rules(pairs) == [(0, 1, PairRule.EMBEDDING_BAND)]
+
+
+def test_band_edges_below_min_and_at_dedup_threshold_are_not_paired() -> None:
+    base = hashed_vector("user works at google", DIM)
+    below = cand("user", "is employed by", "anthropic", emb=vector_at_similarity(base, 0.79))
+    at_dedup = cand("user", "is staff at", "anthropic", emb=vector_at_similarity(base, 0.95))
+    at_min = cand("user", "is hired by", "anthropic", emb=vector_at_similarity(base, 0.80))
+    pairs = pairs_of([below, at_dedup, at_min], [live(1, "user", "works at", "google", emb=base)])
+    assert rules(pairs) == [(2, 1, PairRule.EMBEDDING_BAND)]
+
+
+def test_other_subjects_and_unrelated_facts_are_never_paired() -> None:
+    facts = [live(1, "honda civic", "works at", "google"), live(2, "user", "likes", "jazz")]
+    assert pairs_of([cand("user", "works at", "anthropic")], facts) == []
+
+
+def test_historical_candidate_meets_only_the_relationship_it_ends() -> None:
+    past = NOW - timedelta(days=400)
+    acme = cand("user", "works at", "acme", until=past)
+    facts = [live(1, "user", "works at", "google"), live(2, "user", "is employee of", "acme")]
+    assert rules(pairs_of([acme], facts)) == [(0, 2, PairRule.ENDS_RELATIONSHIP)]
+
+
+def test_low_confidence_candidate_is_not_judged() -> None:
+    shaky = cand("user", "works at", "anthropic", conf=S.retrieval_min_confidence - 0.01)
+    assert pairs_of([shaky], [live(1, "user", "works at", "google")]) == []
+
+
+def test_one_batch_numbers_every_pair() -> None:
+    candidates = [cand("user", "works at", "anthropic"), cand("user", "lives in", "berlin")]
+    facts = [live(1, "user", "works at", "google"), live(2, "user", "lives in", "paris")]
+    assert [(p.pair_id, p.candidate, p.existing.id) for p in pairs_of(candidates, facts)] == [
+        (0, 0, 1),
+        (1, 1, 2),
+    ]
+
+
+def test_old_verdict_invalidates_with_the_insert_index() -> None:
+    candidates = [cand("user", "works at", "anthropic")]
+    pairs = pairs_of(candidates, [live(1, "user", "works at", "google")])
+    judged = apply_verdicts(candidates, pairs, {0: Verdict.OLD})
+    assert judged.inserts == candidates
+    assert [(i.fact_id, i.object, i.by_candidate) for i in judged.invalidations] == [
+        (1, "google", 0)
+    ]
+
+
+def test_missing_verdicts_mean_neither() -> None:
+    candidates = [cand("user", "works at", "anthropic")]
+    pairs = pairs_of(candidates, [live(1, "user", "works at", "google")])
+    judged = apply_verdicts(candidates, pairs, {})
+    assert judged.inserts == candidates and judged.invalidations == [] and judged.dropped == []
+
+
+def test_new_discards_the_candidate_and_its_old_verdicts() -> None:
+    # Candidate 0 would end "works at acme" but is itself superseded by "works at google":
+    # it must not end acme and then vanish. Candidate 1's insert index shifts to 0.
+    candidates = [cand("user", "works at", "anthropic"), cand("user", "likes", "jazz")]
+    facts = [
+        live(1, "user", "works at", "google"),
+        live(2, "user", "works at", "acme"),
+        live(3, "user", "likes", "rock"),
+    ]
+    pairs = pairs_of(candidates, facts)
+    pair_id = {(p.candidate, p.existing.id): p.pair_id for p in pairs}
+    verdicts = {
+        pair_id[(0, 1)]: Verdict.NEW,
+        pair_id[(0, 2)]: Verdict.OLD,
+        pair_id[(1, 3)]: Verdict.OLD,
+    }
+    judged = apply_verdicts(candidates, pairs, verdicts)
+    assert [c.fact.object for c in judged.inserts] == ["jazz"]
+    assert [(i.fact_id, i.by_candidate) for i in judged.invalidations] == [(3, 0)]
+    assert [(d.stage, d.reason, d.object) for d in judged.dropped] == [
+        (DropStage.JUDGE, "superseded_by_existing", "anthropic")
+    ]
+    assert "#1" in judged.dropped[0].detail
+
+
+def test_new_and_old_from_the_same_candidate_ends_nothing() -> None:
+    candidates = [cand("user", "works at", "anthropic")]
+    facts = [live(1, "user", "works at", "google"), live(2, "user", "works at", "acme")]
+    pairs = pairs_of(candidates, facts)
+    judged = apply_verdicts(candidates, pairs, {0: Verdict.OLD, 1: Verdict.NEW})
+    assert judged.inserts == [] and judged.invalidations == []
+
+
+def test_a_fact_is_ended_once_by_the_first_candidate() -> None:
+    candidates = [cand("user", "works at", "anthropic"), cand("user", "works at", "openai")]
+    pairs = pairs_of(candidates, [live(1, "user", "works at", "google")])
+    judged = apply_verdicts(candidates, pairs, {0: Verdict.OLD, 1: Verdict.OLD})
+    assert [(i.fact_id, i.by_candidate) for i in judged.invalidations] == [(1, 0)]
