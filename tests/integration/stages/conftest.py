@@ -12,12 +12,12 @@ from tests.db_support import create_fresh_database
 
 
 @pytest.fixture(scope="module")
-async def stage_db_url(database_url: str) -> str:
+async def es_db_url(database_url: str) -> str:
     return await create_fresh_database(database_url)
 
 
 @pytest.fixture(scope="module")
-async def pool(stage_db_url: str) -> AsyncIterator[Any]:
-    p = await create_pool(stage_db_url, max_size=8)
+async def es_pool(es_db_url: str) -> AsyncIterator[Any]:
+    p = await create_pool(es_db_url, max_size=8)
     yield p
     await p.close()

@@ -1,0 +1,119 @@
+"""The extract handler and the episode ledger: done, skipped, failed, claimed, gated."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from streams.model.ports import ExtractInput, RawClaim, RawGraph
+from streams.stages.extract import create_stage
+from streams.store.episodes import mark_semantic_done
+from tests.integration.stages.helpers import CTX, episode, make_deps, new_tenant
+
+
+async def ledger(pool: Any, ev: Any) -> Any:
+    async with pool.acquire() as conn:
+        return await conn.fetchrow(
+            "SELECT semantic_status, semantic_retry_count, semantic_last_error, claimed_by"
+            " FROM episodes WHERE dataset = $1 AND project_id = $2 AND episode_id = $3",
+            ev.dataset, ev.project_id, ev.episode_id,
+        )  # fmt: skip
+
+
+def lives_in(city: str) -> Any:
+    def script(_: ExtractInput) -> RawGraph:
+        return RawGraph(literalFacts=[RawClaim(subject="user", predicate="lives in", object=city)])
+
+    return script
+
+
+async def test_a_done_episode_is_skipped_unless_reprocess(es_pool: Any) -> None:
+    deps = make_deps(es_pool, extract=lives_in("berlin"))
+    stage = create_stage(deps)
+    ev = episode(new_tenant())
+    assert len(await stage.handle(ev, CTX)) == 1
+    async with es_pool.acquire() as conn:
+        await mark_semantic_done(conn, ev.dataset, ev.project_id, ev.episode_id)
+
+    assert await stage.handle(ev, CTX) == []  # redelivered: nothing again, no model call
+    assert len(deps.models.extractor.requests) == 1
+    assert (await ledger(es_pool, ev))["semantic_status"] == "done"
+
+    again = await stage.handle(ev.model_copy(update={"reprocess": True}), CTX)
+    assert len(again) == 1 and len(deps.models.extractor.requests) == 2
+
+
+async def test_an_empty_window_is_skipped_without_a_model_call(es_pool: Any) -> None:
+    deps = make_deps(es_pool)
+    ev = episode(new_tenant(), [])
+    assert await create_stage(deps).handle(ev, CTX) == []
+    assert deps.models.extractor.requests == []
+    row = await ledger(es_pool, ev)
+    assert row["semantic_status"] == "skipped" and "no messages" in row["semantic_last_error"]
+
+
+async def test_a_model_failure_is_counted_and_traced_then_retried(es_pool: Any) -> None:
+    answers: list[Any] = [RuntimeError("503 after 4 attempts"), RuntimeError("429 quota")]
+
+    def flaky(_: ExtractInput) -> RawGraph:
+        if answers:
+            raise answers.pop(0)
+        return lives_in("berlin")(_)
+
+    stage = create_stage(make_deps(es_pool, extract=flaky))
+    ev = episode(new_tenant())
+    for attempt, error in ((1, "503"), (2, "429")):
+        assert await stage.handle(ev, CTX) == []  # the record is done; the sweep retries
+        row = await ledger(es_pool, ev)
+        assert row["semantic_status"] == "failed" and row["semantic_retry_count"] == attempt
+        assert error in row["semantic_last_error"]
+    out = await stage.handle(ev, CTX)
+    assert [f.triple for f in out[0].facts] == [("user", "lives in", "berlin")]  # type: ignore[attr-defined]
+    assert (await ledger(es_pool, ev))["semantic_status"] == "processing"
+    async with es_pool.acquire() as conn:
+        errors = await conn.fetch(
+            "SELECT error FROM llm_calls WHERE dataset = $1 AND project_id = $2"
+            " AND episode_id = $3 AND stage = 'extract' ORDER BY id",
+            ev.dataset, ev.project_id, ev.episode_id,
+        )  # fmt: skip
+    assert [("503" in (e or ""), "429" in (e or "")) for e in [r["error"] for r in errors]] == [
+        (True, False), (False, True), (False, False),
+    ]  # fmt: skip
+
+
+async def test_a_fresh_claim_by_another_worker_is_left_alone(es_pool: Any) -> None:
+    ev = episode(new_tenant())
+    first = make_deps(es_pool, extract=lives_in("berlin"), worker_id="worker-a")
+    second = make_deps(es_pool, extract=lives_in("paris"), worker_id="worker-b")
+    assert len(await create_stage(first).handle(ev, CTX)) == 1
+    assert await create_stage(second).handle(ev, CTX) == []
+    assert second.models.extractor.requests == []
+    assert (await ledger(es_pool, ev))["claimed_by"] == "worker-a"
+
+
+async def test_the_gate_holds_a_tenants_next_episode_but_not_other_tenants(es_pool: Any) -> None:
+    tenant = new_tenant()
+    deps = make_deps(es_pool, extract=lives_in("berlin"))
+    stage = create_stage(deps)
+    first, second = episode(tenant), episode(tenant)
+    assert len(await stage.handle(first, CTX)) == 1  # in flight until the writer is done
+
+    waiting = asyncio.create_task(stage.handle(second, CTX))
+    other = await asyncio.wait_for(stage.handle(episode(new_tenant()), CTX), 5)
+    assert len(other) == 1  # another tenant flows meanwhile
+    await asyncio.sleep(0.3)
+    assert not waiting.done() and len(deps.models.extractor.requests) == 2
+    assert (await ledger(es_pool, second))["semantic_status"] == "pending"
+
+    async with es_pool.acquire() as conn, conn.transaction():  # what the writer does
+        await conn.execute(
+            "INSERT INTO facts (dataset, project_id, subject, predicate, object, kind,"
+            " confidence, episode_id) VALUES ($1, $2, 'user', 'lives in', 'berlin', 'literal',"
+            " 0.9, $3)",
+            *tenant, first.episode_id,
+        )  # fmt: skip
+        await mark_semantic_done(conn, first.dataset, first.project_id, first.episode_id)
+    out = await asyncio.wait_for(waiting, 5)
+    assert len(out) == 1 and len(deps.models.extractor.requests) == 3
+    # The second extraction saw what the first one wrote: one-at-a-time semantics.
+    assert "user lives in berlin" in deps.models.extractor.requests[2].recent_facts

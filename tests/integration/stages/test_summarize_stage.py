@@ -1,0 +1,128 @@
+"""The summarize handler and the seed's summary failure rows, on a real database."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from streams.model.ports import EmbedInput, SummarizeInput, SummaryOutput
+from streams.model.scripted import hashed_vector
+from streams.stages.summarize import create_stage
+from tests.db_support import TEST_EMBEDDING_DIM
+from tests.integration.stages.helpers import CTX, episode, make_deps, new_tenant
+
+SUMMARY = "The user moved to Berlin last month."
+
+
+async def episode_row(pool: Any, ev: Any) -> Any:
+    async with pool.acquire() as conn:
+        return await conn.fetchrow(
+            "SELECT status, retry_count, last_error, summary, summary_embedding,"
+            " semantic_status FROM episodes"
+            " WHERE dataset = $1 AND project_id = $2 AND episode_id = $3",
+            ev.dataset, ev.project_id, ev.episode_id,
+        )  # fmt: skip
+
+
+async def calls(pool: Any, ev: Any) -> list[tuple[str, str, bool]]:
+    async with pool.acquire() as conn:
+        rows = await conn.fetch(
+            "SELECT stage, kind, error IS NOT NULL AS failed FROM llm_calls"
+            " WHERE dataset = $1 AND project_id = $2 AND episode_id = $3 ORDER BY id",
+            ev.dataset, ev.project_id, ev.episode_id,
+        )  # fmt: skip
+    return [(r["stage"], r["kind"], r["failed"]) for r in rows]
+
+
+async def test_summary_and_embedding_are_stored_once(es_pool: Any) -> None:
+    deps = make_deps(es_pool, summarize=lambda _: SummaryOutput(summary=f"  {SUMMARY} "))
+    stage = create_stage(deps)
+    assert stage.output_topic is None
+    ev = episode(new_tenant())
+    assert await stage.handle(ev, CTX) == []
+
+    row = await episode_row(es_pool, ev)
+    assert (row["status"], row["retry_count"], row["summary"]) == ("done", 0, SUMMARY)
+    stored = row["summary_embedding"].to_list()
+    assert stored == pytest.approx(hashed_vector(SUMMARY, TEST_EMBEDDING_DIM), abs=1e-6)
+    assert row["semantic_status"] == "pending"  # extraction's ledger is not touched
+    embed_request = deps.models.embedder.requests[0]
+    assert (embed_request.purpose, embed_request.texts) == ("summary", [SUMMARY])
+    request = deps.models.summarizer.requests[0]
+    assert [m.content for m in request.messages] == [m.content for m in ev.messages]
+    assert await calls(es_pool, ev) == [
+        ("summarize", "summarize", False), ("summarize", "embed", False),
+    ]  # fmt: skip
+
+    assert await stage.handle(ev, CTX) == []  # redelivered: a done summary is not redone
+    assert len(deps.models.summarizer.requests) == 1 and len(deps.models.embedder.requests) == 1
+
+
+async def test_summarisation_failure_is_counted_then_retried(es_pool: Any) -> None:
+    failures = [RuntimeError("500 from the model")]
+
+    def flaky(_: SummarizeInput) -> SummaryOutput:
+        if failures:
+            raise failures.pop()
+        return SummaryOutput(summary=SUMMARY)
+
+    deps = make_deps(es_pool, summarize=flaky)
+    ev = episode(new_tenant())
+    await create_stage(deps).handle(ev, CTX)
+    row = await episode_row(es_pool, ev)
+    assert (row["status"], row["retry_count"], row["summary"]) == ("failed", 1, None)
+    assert "summarisation failed" in row["last_error"] and "500" in row["last_error"]
+    assert deps.models.embedder.requests == []  # nothing to embed
+
+    await create_stage(deps).handle(ev, CTX)  # the sweep's retry
+    row = await episode_row(es_pool, ev)
+    assert (row["status"], row["retry_count"], row["summary"]) == ("done", 1, SUMMARY)
+    assert row["last_error"] is None
+
+
+async def test_embedding_failure_saves_the_summary_and_the_retry_only_reembeds(
+    es_pool: Any,
+) -> None:
+    failures = [RuntimeError("embedding 503")]
+
+    def fail_once(_: EmbedInput) -> Exception | None:
+        return failures.pop() if failures else None
+
+    deps = make_deps(es_pool, summarize=lambda _: SummaryOutput(summary=SUMMARY),
+                     embed_fail=fail_once)  # fmt: skip
+    ev = episode(new_tenant())
+    await create_stage(deps).handle(ev, CTX)
+    row = await episode_row(es_pool, ev)
+    assert (row["status"], row["retry_count"], row["summary"]) == ("failed", 1, SUMMARY)
+    assert row["summary_embedding"] is None and "embedding failed" in row["last_error"]
+
+    await create_stage(deps).handle(ev, CTX)
+    row = await episode_row(es_pool, ev)
+    assert (row["status"], row["summary"]) == ("done", SUMMARY)
+    assert row["summary_embedding"] is not None
+    assert len(deps.models.summarizer.requests) == 1  # the summary was not asked again
+    assert len(deps.models.embedder.requests) == 2
+    assert await calls(es_pool, ev) == [
+        ("summarize", "summarize", False),
+        ("summarize", "embed", True),
+        ("summarize", "embed", False),
+    ]
+
+
+async def test_a_vector_of_the_wrong_size_is_an_embedding_failure(es_pool: Any) -> None:
+    deps = make_deps(es_pool)
+    deps.models.embedder.dim = TEST_EMBEDDING_DIM + 1
+    ev = episode(new_tenant())
+    await create_stage(deps).handle(ev, CTX)
+    row = await episode_row(es_pool, ev)
+    assert (row["status"], row["retry_count"]) == ("failed", 1)
+    assert "expected 1 vector of 16" in row["last_error"]
+
+
+async def test_an_empty_window_is_skipped(es_pool: Any) -> None:
+    deps = make_deps(es_pool)
+    ev = episode(new_tenant(), [])
+    await create_stage(deps).handle(ev, CTX)
+    assert (await episode_row(es_pool, ev))["status"] == "skipped"
+    assert deps.models.summarizer.requests == []
