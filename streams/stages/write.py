@@ -1,0 +1,79 @@
+"""The write stage: memory.facts.judged → Postgres (seed "Step 5, Write").
+
+A Postgres sink (``output_topic`` None): each judged episode is applied in one
+transaction under the tenant's advisory lock, together with the consumed offset, so a
+redelivered record is a no-op (see :mod:`streams.store.writer`). A lock timeout is
+sqlstate 55P03, which ``errors.is_transient`` sorts as retryable.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from prometheus_client import Counter
+from pydantic import BaseModel
+
+from streams.events import FactsJudged
+from streams.runtime.stage import RecordContext, Stage, StageDeps
+from streams.store.writer import WriteResult, write_judged
+
+log = logging.getLogger(__name__)
+
+OUTCOMES = ("inserted", "invalidated", "closed", "cascaded", "dropped_by_recheck", "renewed")
+
+# Default registry: the worker's /metrics serves it.
+FACT_WRITES = Counter(
+    "factstream_write_facts",
+    "Fact rows changed by the writer, by outcome.",
+    ["outcome"],
+)
+REDELIVERIES = Counter(
+    "factstream_write_redeliveries",
+    "Judged records the writer skipped because their offset was already applied.",
+)
+
+
+def export(result: WriteResult) -> None:
+    if result.redelivered:
+        REDELIVERIES.inc()
+        return
+    for outcome in OUTCOMES:
+        FACT_WRITES.labels(outcome=outcome).inc(getattr(result, outcome))
+
+
+class WriteStage:
+    name = "write"
+    input_model: type[BaseModel] = FactsJudged
+    # Sound because offsets are recorded per tenant: tenants of one partition write at once.
+    lane_by = "key"
+
+    def __init__(self, deps: StageDeps) -> None:
+        self.settings = deps.settings
+        self.pool = deps.pool
+        self.input_topic = deps.settings.topic("facts.judged")
+        self.output_topic: str | None = None
+
+    async def handle(self, event: FactsJudged, ctx: RecordContext) -> Sequence[BaseModel]:
+        result = await write_judged(
+            self.pool,
+            event,
+            ctx,
+            lock_timeout_ms=self.settings.writer_lock_timeout_ms,
+            statement_timeout_ms=self.settings.writer_statement_timeout_ms,
+        )
+        export(result)
+        log.info(
+            "redelivered record skipped" if result.redelivered else "written",
+            extra={
+                "tenant": event.tenant,
+                "episode_id": event.episode_id,
+                "offset": ctx.offset,
+                **{outcome: getattr(result, outcome) for outcome in OUTCOMES},
+            },
+        )
+        return []
+
+
+def create_stage(deps: StageDeps) -> Stage[FactsJudged]:
+    return WriteStage(deps)

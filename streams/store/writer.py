@@ -1,0 +1,104 @@
+"""The writer's transaction (seed "Step 5, Write"): one judged episode, all or nothing.
+
+One READ COMMITTED transaction per event. Its first statement takes
+``pg_advisory_xact_lock(hashtext('<dataset>:<project_id>'))`` and, in the same statement
+and before the lock, sets ``lock_timeout`` / ``statement_timeout`` for the transaction, so
+the lock wait itself is bounded (a timeout is sqlstate 55P03: transient, retried). Under
+the lock, in order:
+
+1. redelivery: the consumed offset is recorded per tenant (streams/runtime/sink.py); an
+   offset already recorded for this tenant makes the whole transaction a no-op;
+2. race re-check: a staged insert whose triple went live meanwhile is dropped;
+3. renewal: an expired-but-not-superseded row (invalid_at IS NULL, valid_until <= now)
+   with a survivor's triple is stamped ``renewed`` so the insert can land;
+4. survivors are inserted (ON CONFLICT DO NOTHING on ``facts_live_unique``) before the
+   losers are ended, so every ended row can name the row that ended it in
+   ``invalidated_by``; inside one transaction the order is invisible to readers;
+5. losers end (``superseded``), closures apply, and the cascade runs;
+6. drops and the episode's ``semantic_status=done`` are recorded; commit.
+
+Bi-temporal closure. Rows are never updated in valid time in place: a closure stamps the
+live row ``invalid_at`` with reason ``closed`` and inserts a copy carrying the new
+``valid_until`` (the original's ``invalidated_by`` points at the copy). An as-of query
+before the closure still shows what was believed then (no end), after it the end.
+
+Cascade. When an ended row was a ``user`` relationship and no other live ``user``
+relationship to that entity remains (by object name or object entity id, counting the
+inserts of this transaction), the entity's own live facts (subject = the entity) end with
+reason ``cascade``: right now when a superseded loser ended the link, or closed at the
+closure's ``valid_until`` (same copy scheme) when a closure ended it, so a link that ends
+in the future takes its facts along exactly then.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from streams.events import Dropped, FactsJudged
+from streams.runtime.sink import ConsumedOffsets
+from streams.runtime.stage import RecordContext, tenant_key
+from streams.store.episodes import mark_semantic_done
+from streams.store.write_steps import EpisodeWriter, WriteResult
+
+__all__ = ["WriteResult", "write_judged"]
+
+# Per-tenant watermarks (migration 004): a tenant's records are strictly ordered in their
+# partition while tenants of one partition finish in any order, so only a per-tenant mark
+# tells a redelivery from a record not yet applied, and the write stage can run one lane
+# per tenant instead of one per partition.
+OFFSETS = ConsumedOffsets(per_tenant=True)
+
+_LOCK = (
+    "SELECT set_config('lock_timeout', $2, true), set_config('statement_timeout', $3, true),"
+    " pg_advisory_xact_lock(hashtext($1)), clock_timestamp() AS now"
+)
+
+
+async def write_judged(
+    pool: Any,
+    event: FactsJudged,
+    ctx: RecordContext,
+    *,
+    lock_timeout_ms: int,
+    statement_timeout_ms: int,
+) -> WriteResult:
+    """Apply one judged episode in one transaction; a redelivered offset changes nothing."""
+    tenant = tenant_key(event.dataset, event.project_id)
+    async with pool.acquire() as conn, conn.transaction(isolation="read_committed"):
+        now = await conn.fetchval(
+            _LOCK, tenant, f"{lock_timeout_ms}ms", f"{statement_timeout_ms}ms", column=3
+        )
+        # Moves this tenant's watermark forward, or says the record was already applied.
+        if not await OFFSETS.claim(
+            conn, ctx.group, ctx.topic, ctx.partition, ctx.offset, tenant=tenant
+        ):
+            return WriteResult(redelivered=True)
+        result = await EpisodeWriter(conn, event, now).run()
+        await _store_drops(conn, event, [*event.dropped, *result.drops])
+        # Ends the extraction claim too: the per-tenant gate lets the next episode in.
+        await mark_semantic_done(conn, event.dataset, event.project_id, event.episode_id)
+    return result
+
+
+async def _store_drops(conn: Any, event: FactsJudged, drops: Sequence[Dropped]) -> None:
+    if not drops:
+        return
+    await conn.executemany(
+        "INSERT INTO fact_drops (dataset, project_id, episode_id, stage, reason, detail,"
+        " subject, predicate, object) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+        [
+            (
+                event.dataset,
+                event.project_id,
+                event.episode_id,
+                d.stage.value,
+                d.reason,
+                d.detail,
+                d.subject,
+                d.predicate,
+                d.object,
+            )
+            for d in drops
+        ],
+    )
