@@ -7,7 +7,7 @@ Thresholds belong to the embedding model, so they are settings, not constants.
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -32,6 +32,13 @@ class Settings(BaseSettings):
     )
     # Where `factstream dev up` keeps the jars broker, the embedded Postgres, pid and log files.
     dev_dir: str = ".cache/dev"
+    # Where Maven copies the Kafka jars for the Docker-free broker (shared by every dev dir).
+    dev_kafka_libs: str = ".cache/kafka/libs"
+    dev_kafka_port: int = Field(default=9092, ge=1, le=65535)
+    dev_controller_port: int = Field(default=9093, ge=1, le=65535)
+    dev_pg_port: int = Field(default=5432, ge=1, le=65535)  # compose only; pgserver uses a socket
+    # "auto": docker compose when a Docker engine answers, else the jars broker + pgserver.
+    dev_docker: Literal["auto", "always", "never"] = "auto"
 
     # --- topics -----------------------------------------------------------------------
     topic_prefix: str = "memory."
