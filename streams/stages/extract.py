@@ -9,12 +9,13 @@ is what holds the tenant's next episode at the gate.
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 
 from pydantic import BaseModel
 
-from streams.errors import ModelError
+from streams.errors import ModelError, is_transient
 from streams.events import EpisodeCompleted, FactsExtracted
 from streams.model.ports import CallScope, ExtractInput, Models, RawGraph
 from streams.runtime.stage import RecordContext, Stage, StageDeps
@@ -62,6 +63,30 @@ class ExtractStage:
                 event.episode_id, event.tenant, claim.outcome, claim.detail,
             )  # fmt: skip
             return []
+        try:
+            return await self._extract(event, scope)
+        except asyncio.CancelledError:
+            # Shutdown or rebalance: hand the episode back now rather than leave a claim
+            # that holds the tenant's gate until it goes stale.
+            await _best_effort(self._release(event), "release the claim")
+            raise
+        except Exception as exc:
+            if not is_transient(exc) or ctx.attempt >= settings.transient_max_attempts:
+                # The runtime dead-letters the record next: count it, open the gate.
+                await _best_effort(self._fail(event, repr(exc)), "mark the failure")
+            raise
+
+    async def _release(self, event: EpisodeCompleted) -> None:
+        async with self.deps.pool.acquire() as conn:
+            await episodes.release_claim(conn, event, self.deps.worker_id)
+
+    async def _fail(self, event: EpisodeCompleted, error: str) -> None:
+        async with self.deps.pool.acquire() as conn:
+            await episodes.mark_semantic_failed(conn, event, self.deps.worker_id, error)
+
+    async def _extract(self, event: EpisodeCompleted, scope: CallScope) -> Sequence[BaseModel]:
+        """The claimed part: skip an empty window, or call the model once and guard."""
+        settings, pool, worker = self.deps.settings, self.deps.pool, self.deps.worker_id
         messages = event.window_messages()
         if not messages:
             async with pool.acquire() as conn:
@@ -121,6 +146,14 @@ class ExtractStage:
                 dropped=dropped,
             )
         ]
+
+
+async def _best_effort(work: Awaitable[None], what: str) -> None:
+    """Ledger bookkeeping on the way out of a failing handler: never masks the error."""
+    try:
+        await asyncio.wait_for(asyncio.shield(work), 5.0)
+    except Exception as exc:  # the original error is what the caller must see
+        log.warning("extract: could not %s: %r", what, exc)
 
 
 def _key(event: EpisodeCompleted) -> tuple[str, str, str]:

@@ -28,6 +28,9 @@ STAGE = "summarize"
 class SummarizeStage:
     name = STAGE
     input_model: type[BaseModel] = EpisodeCompleted
+    # No consumed-offsets watermark to keep (the ledger makes it idempotent), so tenants
+    # of one partition are summarised concurrently, not one partition at a time.
+    lane_by = "key"
 
     def __init__(self, deps: StageDeps) -> None:
         self.deps = deps

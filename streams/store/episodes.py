@@ -198,6 +198,19 @@ async def mark_semantic_failed(
     return bool(done)
 
 
+async def release_claim(conn: Any, event: EpisodeCompleted, worker_id: str) -> bool:
+    """Give an unfinished claim back (pending, not counted as a failure): a worker that
+    is shut down or loses the partition mid-extraction lets the next owner start now."""
+    released = await conn.fetchval(
+        "UPDATE episodes SET semantic_status = 'pending', claimed_at = NULL,"
+        f" updated_at = now() WHERE {_KEY}"
+        " AND semantic_status = 'processing' AND claimed_by = $4 AND claim_event_id = $5"
+        " RETURNING true",
+        event.dataset, event.project_id, event.episode_id, worker_id, event.event_id,
+    )  # fmt: skip
+    return bool(released)
+
+
 async def mark_semantic_done(conn: Any, dataset: str, project_id: str, episode_id: str) -> None:
     """The writer, inside its transaction: the episode's facts are committed; this also
     opens the per-tenant gate for the tenant's next episode."""

@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from typing import Any
 
+import pytest
+from pydantic import BaseModel
+
+from streams.errors import TransientError
 from streams.model.ports import ExtractInput, RawClaim, RawGraph
 from streams.stages.extract import create_stage
 from streams.store.episodes import mark_semantic_done
@@ -117,3 +122,56 @@ async def test_the_gate_holds_a_tenants_next_episode_but_not_other_tenants(es_po
     assert len(out) == 1 and len(deps.models.extractor.requests) == 3
     # The second extraction saw what the first one wrote: one-at-a-time semantics.
     assert "user lives in berlin" in deps.models.extractor.requests[2].recent_facts
+
+
+class BlipGraph(BaseModel):
+    """A model answer whose use hits a transient error (as a dropped connection would)."""
+
+    @property
+    def entities(self) -> Any:
+        raise TransientError("connection reset while guarding")
+
+
+async def test_a_transient_error_keeps_the_claim_until_the_last_attempt(es_pool: Any) -> None:
+    deps = make_deps(es_pool, extract=lambda _: BlipGraph(), transient_max_attempts=3)
+    stage = create_stage(deps)
+    ev = episode(new_tenant())
+    for attempt in (1, 2):
+        with pytest.raises(TransientError):
+            await stage.handle(ev, replace(CTX, attempt=attempt))
+        row = await ledger(es_pool, ev)  # the runtime retries; the same record re-claims
+        assert row["semantic_status"] == "processing" and row["semantic_retry_count"] == 0
+    with pytest.raises(TransientError):
+        await stage.handle(ev, replace(CTX, attempt=3))
+    row = await ledger(es_pool, ev)  # dead-lettered next: counted, and the gate is open
+    assert row["semantic_status"] == "failed" and row["semantic_retry_count"] == 1
+    assert "connection reset" in row["semantic_last_error"]
+
+
+async def test_a_bug_after_the_claim_is_counted_as_a_failure(es_pool: Any) -> None:
+    stage = create_stage(make_deps(es_pool, extract=lambda _: "not a graph"))
+    ev = episode(new_tenant())
+    with pytest.raises(AttributeError):
+        await stage.handle(ev, CTX)
+    row = await ledger(es_pool, ev)
+    assert row["semantic_status"] == "failed" and row["semantic_retry_count"] == 1
+
+
+async def test_cancellation_mid_extraction_hands_the_claim_back(es_pool: Any) -> None:
+    deps = make_deps(es_pool, extract=lives_in("berlin"), worker_id="leaving")
+    deps.models.extractor.delay_s = 30
+    ev = episode(new_tenant())
+    task = asyncio.create_task(create_stage(deps).handle(ev, CTX))
+    for _ in range(100):
+        if deps.models.extractor.requests:
+            break
+        await asyncio.sleep(0.05)
+    assert (await ledger(es_pool, ev))["semantic_status"] == "processing"
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    row = await ledger(es_pool, ev)
+    assert row["semantic_status"] == "pending" and row["semantic_retry_count"] == 0
+    # The next owner of the partition takes it at once, not after the claim timeout.
+    other = make_deps(es_pool, extract=lives_in("berlin"), worker_id="next-owner")
+    assert len(await asyncio.wait_for(create_stage(other).handle(ev, CTX), 5)) == 1
