@@ -66,17 +66,11 @@ class JudgeStage:
         verdicts = await self._verdicts(event, pairs)
         judgement = apply_verdicts(event.candidates, pairs, verdicts)
         log.info(
-            "judged",
-            extra={
-                "tenant": event.tenant,
-                "episode_id": event.episode_id,
-                "candidates": len(event.candidates),
-                "pairs": len(pairs),
-                "inserts": len(judgement.inserts),
-                "invalidations": len(judgement.invalidations),
-                "discarded": len(judgement.dropped),
-            },
-        )
+            "judged: candidates=%d pairs=%d inserts=%d invalidations=%d discarded=%d",
+            len(event.candidates), len(pairs), len(judgement.inserts),
+            len(judgement.invalidations), len(judgement.dropped),
+            extra={"tenant": event.tenant, "episode_id": event.episode_id},
+        )  # fmt: skip
         return [
             FactsJudged(
                 dataset=event.dataset,
