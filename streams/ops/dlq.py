@@ -1,0 +1,210 @@
+"""`factstream dlq list|show|redrive STAGE`: read and redrive a stage's dead letters.
+
+A dead letter (streams/runtime/dlq.py) is the original record, key and value untouched,
+with x- headers naming where it came from and why it failed. ``redrive`` re-produces
+chosen dead letters to their original topic with their original key and original
+headers (the x- error headers are dropped; ``factstream-redriven-from`` is added) through
+an idempotent producer, then records what it sent in the redrive ledger (see
+streams/ops/redrive_ledger.py) so a second redrive does not send a record again.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from confluent_kafka import KafkaError, Message, Producer
+
+from streams.ops import kafka_admin as ka
+from streams.ops.range_reader import RangeRecord, read_ranges
+from streams.ops.redrive_ledger import PartitionLedger, redrive_group
+from streams.publisher import producer_config
+from streams.runtime.dlq import (
+    DLQ_HEADERS,
+    H_EXC_CLASS,
+    H_EXC_MESSAGE,
+    H_OFFSET,
+    H_PARTITION,
+    H_REASON,
+    H_TOPIC,
+    H_TRUNCATED,
+    error_headers,
+)
+from streams.settings import Settings
+
+REDRIVEN_FROM_HEADER = "factstream-redriven-from"
+
+
+@dataclass(frozen=True)
+class DeadLetter:
+    record: RangeRecord
+
+    @property
+    def errors(self) -> dict[str, str]:
+        return error_headers(self.record.headers)
+
+    @property
+    def tenant(self) -> str:
+        key = self.record.key
+        return "" if key is None else key.decode("utf-8", "replace")
+
+    @property
+    def reason(self) -> str:
+        """``<reason word>: <exception class>: <message>``, what --reason searches."""
+        e = self.errors
+        cls = e.get(H_EXC_CLASS, "?").rsplit(".", 1)[-1]
+        return f"{e.get(H_REASON, '?')}: {cls}: {e.get(H_EXC_MESSAGE, '')}"
+
+    @property
+    def original(self) -> str:
+        e = self.errors
+        return f"{e.get(H_TOPIC, '?')}/{e.get(H_PARTITION, '?')}/{e.get(H_OFFSET, '?')}"
+
+    def matches(self, tenant: str | None, reason: str | None) -> bool:
+        if tenant is not None and self.tenant != tenant:
+            return False
+        return reason is None or reason.lower() in self.reason.lower()
+
+    def original_headers(self) -> list[tuple[str, bytes]]:
+        return [(k, v) for k, v in self.record.headers if k not in DLQ_HEADERS]
+
+    def unroutable_reason(self) -> str | None:
+        """Why this dead letter cannot be redriven as is, or None."""
+        if not self.errors.get(H_TOPIC):
+            return f"no {H_TOPIC} header"
+        if H_TRUNCATED in self.errors:
+            return f"value was truncated from {self.errors[H_TRUNCATED]} bytes"
+        return None
+
+
+def render_payload(value: bytes | None, preview_bytes: int = 512) -> tuple[str, str]:
+    """(kind, text): pretty JSON, plain UTF-8 text, or a hex preview of binary data."""
+    if value is None:
+        return "empty", "(no value)"
+    try:
+        text = value.decode("utf-8")
+    except UnicodeDecodeError:
+        head = value[:preview_bytes]
+        rows = [
+            f"{i:08x}  {head[i:i + 16].hex(' '):<47}  "
+            + "".join(chr(b) if 32 <= b < 127 else "." for b in head[i : i + 16])
+            for i in range(0, len(head), 16)
+        ]
+        more = f"\n... {len(value) - len(head)} more bytes" if len(value) > len(head) else ""
+        return "binary (not UTF-8)", "\n".join(rows) + more
+    try:
+        return "json", json.dumps(json.loads(text), indent=2, ensure_ascii=False)
+    except ValueError:
+        return "text", text
+
+
+def _dlq_ranges(settings: Settings, stage: str) -> tuple[str, dict[int, tuple[int, int]]]:
+    """The DLQ topic and every partition's [log start, log end) now."""
+    topic = settings.dlq_topic(stage)
+    admin = ka.admin_client(settings)
+    return topic, ka.watermarks(admin, topic, ka.topic_partitions(admin, topic))
+
+
+def iter_dead_letters(settings: Settings, stage: str) -> Iterator[DeadLetter]:
+    """Every dead letter of the stage present now, partition by partition."""
+    topic, ranges = _dlq_ranges(settings, stage)
+    for record in read_ranges(settings, topic, ranges):
+        yield DeadLetter(record)
+
+
+def list_dead_letters(
+    settings: Settings, stage: str, *, tenant: str | None = None, reason: str | None = None
+) -> list[DeadLetter]:
+    found = [d for d in iter_dead_letters(settings, stage) if d.matches(tenant, reason)]
+    return sorted(found, key=lambda d: (d.record.timestamp_ms, d.record.partition))
+
+
+def get_dead_letter(settings: Settings, stage: str, partition: int, offset: int) -> DeadLetter:
+    topic = settings.dlq_topic(stage)
+    for record in read_ranges(settings, topic, {partition: (offset, offset + 1)}):
+        return DeadLetter(record)
+    raise LookupError(f"no dead letter at {topic} partition {partition} offset {offset}")
+
+
+@dataclass
+class RedriveResult:
+    redriven: list[tuple[DeadLetter, str]] = field(default_factory=list)  # (letter, landed at)
+    already: int = 0  # sent by an earlier redrive
+    filtered_out: int = 0
+    unroutable: list[tuple[DeadLetter, str]] = field(default_factory=list)
+    failed: list[tuple[DeadLetter, str]] = field(default_factory=list)
+
+
+def redrive(
+    settings: Settings,
+    stage: str,
+    *,
+    tenant: str | None = None,
+    reason: str | None = None,
+    only: tuple[int, int] | None = None,
+    dry_run: bool = False,
+) -> RedriveResult:
+    """Re-produce matching dead letters not redriven before; record them in the ledger.
+
+    ``only``: a single (partition, offset). ``dry_run``: report, send nothing, record nothing.
+    """
+    admin = ka.admin_client(settings)
+    topic = settings.dlq_topic(stage)
+    group = redrive_group(stage)
+    partitions = ka.topic_partitions(admin, topic)
+    stored = ka.committed_with_metadata(admin, group, topic, partitions)
+    ledgers = {p: PartitionLedger.parse(*stored[p]) for p in partitions}
+    # Read from the log start (dead-letter topics are small) so the report can count what
+    # earlier redrives sent; the ledger decides what is sent.
+    _, ranges = _dlq_ranges(settings, stage)
+    for p, (low, _) in ranges.items():
+        ledgers[p].floor(low)  # records below the log start are gone: nothing to redrive
+    result = RedriveResult()
+    producer = Producer(producer_config(settings))
+
+    def delivered(letter: DeadLetter) -> Callable[[KafkaError | None, Message], None]:
+        def report(err: KafkaError | None, msg: Message) -> None:
+            if err is not None:
+                result.failed.append((letter, str(err)))
+                return
+            ledgers[letter.record.partition].mark(letter.record.offset)
+            result.redriven.append((letter, f"{msg.topic()}/{msg.partition()}/{msg.offset()}"))
+
+        return report
+
+    for record in read_ranges(settings, topic, ranges):
+        letter = DeadLetter(record)
+        if ledgers[record.partition].is_done(record.offset):
+            result.already += 1
+        elif not letter.matches(tenant, reason) or (
+            only is not None and only != (record.partition, record.offset)
+        ):
+            result.filtered_out += 1
+        elif (why := letter.unroutable_reason()) is not None:
+            result.unroutable.append((letter, why))
+        elif dry_run:
+            result.redriven.append((letter, letter.errors[H_TOPIC]))
+        else:
+            source = f"{topic}/{record.partition}/{record.offset}".encode()
+            producer.produce(
+                letter.errors[H_TOPIC],
+                key=record.key,
+                value=record.value,
+                headers=[*letter.original_headers(), (REDRIVEN_FROM_HEADER, source)],
+                on_delivery=delivered(letter),
+            )
+            producer.poll(0)
+    if dry_run:
+        return result
+    if producer.flush(60.0):
+        raise RuntimeError("redrive: some records were still undelivered after 60 s")
+    # No process ever joins the redrive group, so the admin API may set its offsets.
+    ka.alter_offsets(
+        admin,
+        group,
+        topic,
+        {p: ledger.low for p, ledger in ledgers.items()},
+        {p: ledger.metadata() for p, ledger in ledgers.items()},
+    )
+    return result

@@ -1,0 +1,43 @@
+"""ISO 8601 datetimes and durations as `kafka-consumer-groups --reset-offsets` takes them."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+
+# Java's Duration.parse format (what Kafka's --by-duration takes): PnDTnHnMnS, plus weeks.
+# Years and months have no fixed length, so they are refused rather than guessed.
+_DURATION = re.compile(
+    r"^P(?:(?P<w>\d+)W)?(?:(?P<d>\d+)D)?"
+    r"(?:T(?:(?P<h>\d+)H)?(?:(?P<m>\d+)M)?(?:(?P<s>\d+(?:\.\d+)?)S)?)?$"
+)
+
+
+def parse_duration(text: str) -> timedelta:
+    """``PT1H`` -> 1 hour, ``P1D`` -> 1 day, ``P1DT12H30M`` ..., ``PT0.5S``."""
+    raw = text.strip().upper()
+    match = _DURATION.match(raw)
+    if match is None or raw in {"P", "PT"} or raw.endswith("T"):
+        raise ValueError(
+            f"{text!r} is not an ISO 8601 duration like PT30M, PT1H, P1D or P1DT12H"
+            " (years and months are not supported: their length varies)"
+        )
+    parts = {k: float(v) if v else 0.0 for k, v in match.groupdict().items()}
+    return timedelta(
+        weeks=parts["w"], days=parts["d"], hours=parts["h"], minutes=parts["m"], seconds=parts["s"]
+    )
+
+
+def parse_datetime(text: str) -> datetime:
+    """ISO 8601 date or datetime; without a zone it is taken as UTC (said in --help)."""
+    try:
+        value = datetime.fromisoformat(text.strip())
+    except ValueError as exc:
+        raise ValueError(
+            f"{text!r} is not an ISO 8601 datetime like 2026-03-01T12:00:00Z"
+        ) from exc
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+
+
+def to_millis(value: datetime) -> int:
+    return int(value.timestamp() * 1000)

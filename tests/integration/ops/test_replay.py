@@ -1,0 +1,179 @@
+"""`factstream replay`: dry run changes nothing, --execute moves offsets to the right place,
+refuses while the group has members, and --reprocess re-publishes already-done episodes."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from confluent_kafka import Consumer
+from typer.testing import CliRunner
+
+from streams.cli import app
+from streams.events import EpisodeCompleted
+from streams.ops.reprocess import REPROCESS_OF_HEADER
+from streams.settings import Settings
+from tests.conftest import Tenant
+from tests.integration.ops.kafka_helpers import (
+    commit,
+    committed,
+    consume_all,
+    episode_json,
+    produce,
+)
+
+PARTITIONS = 3
+BASE_MS = int(datetime(2026, 1, 1, tzinfo=UTC).timestamp() * 1000)
+
+
+def env_of(settings: Settings) -> dict[str, str]:
+    return {
+        "FACTSTREAM_KAFKA_BOOTSTRAP_SERVERS": settings.kafka_bootstrap_servers,
+        "FACTSTREAM_TOPIC_PREFIX": settings.topic_prefix,
+    }
+
+
+def fill_with_timestamps(settings: Settings, tenant: Tenant, topic: str) -> None:
+    """10 records per partition; record i has timestamp BASE + i seconds."""
+    produce(settings, topic, [
+        {"key": tenant.key, "value": b"{}", "partition": p, "timestamp": BASE_MS + i * 1000}
+        for p in range(PARTITIONS) for i in range(10)
+    ])
+
+
+def test_dry_run_changes_nothing(
+    tenant_settings: Settings, tenant: Tenant, create_topics: Callable[..., object],
+) -> None:
+    create_topics(tenant_settings, partitions=PARTITIONS)
+    topic = tenant_settings.topic("facts.deduped")
+    fill_with_timestamps(tenant_settings, tenant, topic)
+    group = f"test-judge-{uuid.uuid4().hex[:8]}"
+    commit(tenant_settings, group, topic, {0: 10, 1: 7, 2: 3})
+
+    result = CliRunner().invoke(
+        app, ["replay", "judge", "--group", group, "--to-earliest"], env=env_of(tenant_settings)
+    )
+
+    assert result.exit_code == 0, result.output
+    assert "dry run: nothing changed" in result.output
+    assert "20" in result.output  # total records to replay: 10 + 7 + 3
+    assert committed(tenant_settings, group, topic, PARTITIONS) == {0: 10, 1: 7, 2: 3}
+
+
+def test_execute_to_datetime_moves_offsets_to_the_first_record_at_that_time(
+    tenant_settings: Settings, tenant: Tenant, create_topics: Callable[..., object],
+) -> None:
+    create_topics(tenant_settings, partitions=PARTITIONS)
+    topic = tenant_settings.topic("facts.judged")
+    fill_with_timestamps(tenant_settings, tenant, topic)
+    group = f"test-write-{uuid.uuid4().hex[:8]}"
+    commit(tenant_settings, group, topic, {0: 10, 1: 10, 2: 10})
+    when = datetime.fromtimestamp((BASE_MS + 4500) / 1000, UTC).isoformat()
+
+    result = CliRunner().invoke(
+        app,
+        ["replay", "write", "--group", group, "--to-datetime", when, "--partitions", "0,1",
+         "--execute"],
+        env=env_of(tenant_settings),
+    )
+
+    assert result.exit_code == 0, result.output
+    # First record at or after BASE+4.5 s is record 5; partition 2 was not chosen.
+    assert committed(tenant_settings, group, topic, PARTITIONS) == {0: 5, 1: 5, 2: 10}
+
+    later = datetime.fromtimestamp((BASE_MS + 60_000) / 1000, UTC).isoformat()
+    result = CliRunner().invoke(
+        app, ["replay", "write", "--group", group, "--to-datetime", later, "--execute"],
+        env=env_of(tenant_settings),
+    )
+    assert result.exit_code == 0, result.output
+    # No record that late: the log end, as kafka-consumer-groups does.
+    assert committed(tenant_settings, group, topic, PARTITIONS) == {0: 10, 1: 10, 2: 10}
+
+
+def test_execute_refuses_while_the_group_has_an_active_member(
+    tenant_settings: Settings, tenant: Tenant, create_topics: Callable[..., object],
+) -> None:
+    create_topics(tenant_settings, partitions=PARTITIONS)
+    topic = tenant_settings.topic("facts.resolved")
+    fill_with_timestamps(tenant_settings, tenant, topic)
+    group = f"test-dedup-{uuid.uuid4().hex[:8]}"
+    commit(tenant_settings, group, topic, {0: 10, 1: 10, 2: 10})
+    member = Consumer({**tenant_settings.kafka_common, "group.id": group,
+                       "client.id": "busy-worker", "enable.auto.commit": False})
+    member.subscribe([topic])
+    try:
+        deadline = time.monotonic() + 20
+        while not member.assignment() and time.monotonic() < deadline:
+            member.poll(0.2)
+        assert member.assignment(), "the test consumer never joined its group"
+
+        result = CliRunner().invoke(
+            app, ["replay", "dedup", "--group", group, "--to-earliest", "--execute"],
+            env=env_of(tenant_settings),
+        )
+    finally:
+        member.close()
+
+    assert result.exit_code == 1
+    assert "active member" in result.output and "busy-worker" in result.output
+    assert committed(tenant_settings, group, topic, PARTITIONS) == {0: 10, 1: 10, 2: 10}
+
+
+def test_reprocess_republishes_done_episodes_with_reprocess_true(
+    tenant_settings: Settings, tenant: Tenant, create_topics: Callable[..., object],
+) -> None:
+    create_topics(tenant_settings, partitions=PARTITIONS)
+    topic = tenant_settings.topic("episodes.completed")
+    episodes = [episode_json(tenant.dataset, tenant.project_id, f"e{i}") for i in range(4)]
+    landed = produce(tenant_settings, topic,
+                     [{"key": tenant.key, "value": e.encode()} for e in episodes])
+    (partition,) = {p for p, _ in landed}
+    group = f"test-extract-{uuid.uuid4().hex[:8]}"
+    commit(tenant_settings, group, topic, {partition: 3})  # e0..e2 done, e3 not yet read
+    env = env_of(tenant_settings)
+
+    dry = CliRunner().invoke(
+        app, ["replay", "extract", "--group", group, "--to-earliest", "--reprocess"], env=env
+    )
+    assert dry.exit_code == 0, dry.output
+    assert "would re-publish 3" in dry.output
+    assert len(consume_all(tenant_settings, topic, 4)) == 4  # nothing was published
+
+    result = CliRunner().invoke(
+        app, ["replay", "extract", "--group", group, "--to-earliest", "--reprocess", "--execute"],
+        env=env,
+    )
+    assert result.exit_code == 0, result.output
+    assert "re-published 3 episodes" in result.output
+
+    records = consume_all(tenant_settings, topic, 7)
+    assert len(records) == 7
+    copies = records[4:]
+    originals = [EpisodeCompleted.model_validate_json(r.value) for r in records[:4]]
+    copied = [EpisodeCompleted.model_validate_json(r.value) for r in copies]
+    # Same tenant key and partition, original order, only the done ones, marked reprocess.
+    assert [c.episode_id for c in copied] == ["e0", "e1", "e2"]
+    assert all(c.reprocess for c in copied)
+    assert {r.key for r in copies} == {tenant.key} and {r.partition for r in copies} == {partition}
+    assert {c.event_id for c in copied}.isdisjoint({o.event_id for o in originals})
+    assert [json.loads(r.value)["messages"] for r in copies] == [
+        json.loads(r.value)["messages"] for r in records[:3]
+    ]
+    assert copies[0].headers[REPROCESS_OF_HEADER] == f"{topic}/{partition}/0".encode()
+    # Offsets stay where they were: the copies are read as new records.
+    assert committed(tenant_settings, group, topic, PARTITIONS)[partition] == 3
+
+
+def test_reprocess_refused_for_stages_after_extraction(
+    tenant_settings: Settings, create_topics: Callable[..., object],
+) -> None:
+    create_topics(tenant_settings, partitions=PARTITIONS)
+    result = CliRunner().invoke(
+        app, ["replay", "judge", "--to-earliest", "--reprocess"], env=env_of(tenant_settings)
+    )
+    assert result.exit_code == 1
+    assert "--reprocess applies to summarize and extract" in result.output

@@ -1,0 +1,55 @@
+"""Reading dead letters built by the runtime's own dead_letter(): reason, filters, payload."""
+
+from __future__ import annotations
+
+import json
+
+from streams.errors import PoisonError
+from streams.ops.dlq import DeadLetter, render_payload
+from streams.ops.range_reader import RangeRecord
+from streams.runtime.dlq import H_TOPIC, dead_letter
+from streams.runtime.records import Record
+
+
+def letter(value: bytes, exc: BaseException, *, key: bytes = b"acme:p1") -> DeadLetter:
+    original = Record(
+        topic="memory.episodes.completed", partition=4, offset=17, key=key, value=value,
+        headers=(("traceparent", b"00-abc"),), timestamp_ms=1_700_000_000_000,
+    )
+    out = dead_letter(original, exc, dlq_topic="memory.dlq.extract",
+                      group="factstream-extract", stage="extract", attempt=1, reason="poison")
+    return DeadLetter(RangeRecord(out.topic, 0, 3, 1_700_000_001_000, out.key, out.value,
+                                  out.headers))
+
+
+def test_reason_tenant_and_origin_come_from_the_runtime_headers() -> None:
+    d = letter(b"{}", PoisonError("messages lie outside window"))
+    assert d.tenant == "acme:p1"
+    assert d.reason == "poison: PoisonError: messages lie outside window"
+    assert d.original == "memory.episodes.completed/4/17"
+    assert d.errors[H_TOPIC] == "memory.episodes.completed"
+    assert d.unroutable_reason() is None
+
+
+def test_filters() -> None:
+    d = letter(b"{}", PoisonError("messages lie outside window"))
+    assert d.matches("acme:p1", None)
+    assert d.matches(None, "OUTSIDE window")
+    assert d.matches(None, "poisonerror")
+    assert not d.matches("other:p1", None)
+    assert not d.matches(None, "timeout")
+
+
+def test_redrive_keeps_original_headers_and_drops_the_error_ones() -> None:
+    d = letter(b"{}", ValueError("bad"))
+    assert d.original_headers() == [("traceparent", b"00-abc")]
+
+
+def test_payload_rendering() -> None:
+    kind, text = render_payload(json.dumps({"episode_id": "e1", "n": [1, 2]}).encode())
+    assert kind == "json" and '\n  "episode_id": "e1"' in text
+    assert render_payload(b"plain words") == ("text", "plain words")
+    kind, text = render_payload(b"\xff\xfe{bad" + bytes(range(40)))
+    assert kind == "binary (not UTF-8)"
+    assert text.startswith("00000000  ff fe 7b 62 61 64")
+    assert render_payload(None)[0] == "empty"
