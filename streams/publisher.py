@@ -69,6 +69,9 @@ def producer_config(settings: Settings, **overrides: Any) -> dict[str, Any]:
         **settings.kafka_common,
         "enable.idempotence": True,
         "acks": "all",
+        # A missing topic is an error (`factstream topics create`), never auto-created
+        # with the broker's default partition count, which would break per-tenant order.
+        "allow.auto.create.topics": False,
         "partitioner": "murmur2_random",
         "linger.ms": 5,
         "compression.type": "zstd",

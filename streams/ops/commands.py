@@ -39,6 +39,8 @@ def publish_command(
         raise fail(exc) from exc
     try:
         summary = publish_lines(settings, stream, topic=topic)
+    except (LookupError, KafkaException) as exc:
+        raise fail(f"{exc}; create the topics with `factstream topics create`") from exc
     finally:
         if stream is not sys.stdin.buffer:
             stream.close()

@@ -48,9 +48,16 @@ class Member:
 
 
 def admin_client(settings: Settings) -> AdminClient:
-    # log_level 5 (notice): keeps librdkafka's info line about purging its background
-    # queue at exit out of the operator's terminal.
-    return AdminClient({"log_level": 5, **settings.kafka_common})
+    return AdminClient(
+        {
+            # An admin client is a producer-type handle: asking for a missing topic's
+            # metadata would create it (with the broker's default partition count).
+            "allow.auto.create.topics": False,
+            # notice: keeps librdkafka's info line about purging its queue at exit quiet.
+            "log_level": 5,
+            **settings.kafka_common,
+        }
+    )
 
 
 def topic_partitions(

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pydantic import ValidationError
 
 from streams.events import EpisodeCompleted, decode_episode
+from streams.ops.kafka_admin import admin_client, topic_partitions
 from streams.publisher import Delivery, FailedDelivery, Publisher, PublishError
 from streams.settings import Settings
 
@@ -80,7 +81,10 @@ def publish_lines(
     topic: str | None = None,
     flush_timeout: float = 60.0,
 ) -> PublishSummary:
-    """Publish every valid line; return what was published, skipped and not delivered."""
+    """Publish every valid line; return what was published, skipped and not delivered.
+
+    Raises TopicNotFoundError (a LookupError) when the topic does not exist.
+    """
     summary = PublishSummary()
 
     def on_delivery(result: Delivery | FailedDelivery) -> None:
@@ -92,6 +96,8 @@ def publish_lines(
             summary.failed.append(result)
 
     publisher = Publisher(settings, topic=topic, on_delivery=on_delivery)
+    # Fail fast and clearly, instead of each event timing out on a missing topic.
+    topic_partitions(admin_client(settings), publisher.topic)
     for parsed in parse_lines(lines):
         if isinstance(parsed, BadLine):
             summary.skipped.append(parsed)

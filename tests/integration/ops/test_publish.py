@@ -8,6 +8,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+from confluent_kafka.admin import AdminClient
 from typer.testing import CliRunner
 
 from streams.cli import app
@@ -96,3 +97,15 @@ def test_python_publisher_sync_and_async(
     assert partition == partition_for(tenant.key, PARTITIONS)
     records = consume_all(tenant_settings, tenant_settings.topic("episodes.completed"), 2)
     assert [json.loads(r.value)["episode_id"] for r in records] == ["p1", "p2"]
+
+
+def test_publish_to_a_missing_topic_fails_clearly_and_creates_nothing(
+    tenant_settings: Settings, tenant: Tenant,
+) -> None:
+    text = episode_json(tenant.dataset, tenant.project_id, "e1") + "\n"
+    result = CliRunner().invoke(app, ["publish", "-"], input=text, env=cli_env(tenant_settings))
+    assert result.exit_code == 1
+    assert "does not exist" in result.output and "factstream topics create" in result.output
+    admin = AdminClient(dict(tenant_settings.kafka_common))
+    topics = admin.list_topics(timeout=10).topics
+    assert not [t for t in topics if t.startswith(tenant_settings.topic_prefix)]
