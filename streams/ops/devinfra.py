@@ -136,10 +136,11 @@ def ensure_kafka(settings: Settings, *, allow_docker: bool = True) -> tuple[Serv
         svc = Service("kafka", "jars", address, True, pid)
         _save(settings, "kafka", svc)
         return svc, False
+    ports = (settings.dev_kafka_port, settings.dev_controller_port)
+    kl.check_ports_free(*ports)  # before a Maven download that would be in vain
     deploy = kl.find_deploy_dir()
     libs = kl.ensure_jars(Path(settings.dev_kafka_libs).expanduser().resolve(), deploy)
     files.root.mkdir(parents=True, exist_ok=True)
-    ports = (settings.dev_kafka_port, settings.dev_controller_port)
     pid = kl.start_broker(files, libs, deploy, *ports)
     svc = Service("kafka", "jars", address, True, pid)
     _save(settings, "kafka", svc)

@@ -167,17 +167,21 @@ def broker_running(files: BrokerFiles) -> int | None:
     return None
 
 
-def start_broker(
-    files: BrokerFiles, libs: Path, deploy: Path, port: int, controller_port: int
-) -> int:
-    """Start a detached broker (formatting its storage on first start); return its pid."""
-    for p in (port, controller_port):
+def check_ports_free(*ports: int) -> None:
+    for p in ports:
         if port_open("127.0.0.1", p):
             raise DevInfraError(
                 f"port {p} on 127.0.0.1 is taken by another process: choose free ports with"
                 " FACTSTREAM_DEV_KAFKA_PORT / FACTSTREAM_DEV_CONTROLLER_PORT, or use that broker"
                 " with FACTSTREAM_KAFKA_BOOTSTRAP_SERVERS"
             )
+
+
+def start_broker(
+    files: BrokerFiles, libs: Path, deploy: Path, port: int, controller_port: int
+) -> int:
+    """Start a detached broker (formatting its storage on first start); return its pid."""
+    check_ports_free(port, controller_port)
     files.data.mkdir(parents=True, exist_ok=True)
     template = (deploy / "server.properties").read_text()
     files.config.write_text(render_server_properties(template, port, controller_port, files.data))
