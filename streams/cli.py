@@ -22,6 +22,7 @@ from streams.ops.dlq_cli import dlq_app
 from streams.ops.facts_cli import facts_command
 from streams.ops.proc import DevInfraError
 from streams.ops.replay_cli import replay_command
+from streams.runtime.worker_cli import worker_command
 from streams.settings import Settings, load_settings
 
 app = typer.Typer(
@@ -164,3 +165,4 @@ app.command("publish")(publish_command)
 app.command("replay")(replay_command)
 app.command("lag")(lag_command)
 app.add_typer(dlq_app, name="dlq")
+app.command("worker")(worker_command)

@@ -1,0 +1,136 @@
+"""What one worker needs, derived once from Settings plus the command line."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import socket
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from streams.settings import Settings
+
+_seq = itertools.count(1)
+
+
+def default_instance_id() -> str:
+    """hostname-pid, plus a counter when one process runs several workers (tests)."""
+    n = next(_seq)
+    return f"{socket.gethostname()}-{os.getpid()}" + (f"-{n}" if n > 1 else "")
+
+
+@dataclass(frozen=True)
+class WorkerConfig:
+    stage: str
+    group: str
+    dlq_topic: str
+    kafka: Mapping[str, Any] = field(default_factory=dict)
+    # A stable id (e.g. a StatefulSet pod name) turns on static group membership
+    # (group.instance.id) and makes transactional.id survive restarts, so a restarted
+    # worker fences its predecessor's open transaction at once. None: hostname-pid.
+    instance_id: str | None = None
+    # Names this worker when instance_id is None (transactional.id, client.id).
+    member_name: str = field(default_factory=default_instance_id)
+    concurrency: int = 32
+    commit_interval_s: float = 0.1
+    shutdown_deadline_s: float = 30.0
+    max_poll_interval_ms: int = 300_000
+    session_timeout_ms: int = 45_000
+    transient_max_attempts: int = 6
+    retry_base_s: float = 0.5
+    retry_max_s: float = 30.0
+    max_record_bytes: int = 1_000_000
+    metrics_port: int = 0
+    transaction_timeout_ms: int = 10_000
+    # Pause fetching when this many finished records wait for a lower offset.
+    max_held: int = 10_000
+    statistics_interval_ms: int = 5_000
+    # Consecutive failed commits before the worker gives up (exit 1, restart by supervisor).
+    max_commit_failures: int = 20
+    # None: by key for Kafka-to-Kafka stages, by partition for Postgres sinks (their
+    # consumed_offsets watermark is one offset per partition).
+    lane_by: str | None = None
+
+    @property
+    def transactional_id(self) -> str:
+        return f"{self.group}-{self.instance_id or self.member_name}"
+
+    @property
+    def revoke_wait_s(self) -> float:
+        """How long a revocation waits for in-flight work before abandoning it."""
+        return max(0.5, min(self.shutdown_deadline_s, self.max_poll_interval_ms / 2000))
+
+    def with_(self, **changes: Any) -> WorkerConfig:
+        return replace(self, **changes)
+
+    @classmethod
+    def from_settings(
+        cls,
+        settings: Settings,
+        stage: str,
+        *,
+        group: str | None = None,
+        instance_id: str | None = None,
+        concurrency: int | None = None,
+        metrics_port: int | None = None,
+        **overrides: Any,
+    ) -> WorkerConfig:
+        cfg = cls(
+            stage=stage,
+            group=group or f"factstream-{stage}",
+            dlq_topic=settings.dlq_topic(stage),
+            kafka=dict(settings.kafka_common),
+            instance_id=instance_id,
+            concurrency=concurrency or settings.worker_concurrency,
+            commit_interval_s=settings.commit_interval_ms / 1000,
+            shutdown_deadline_s=settings.shutdown_deadline_s,
+            max_poll_interval_ms=settings.max_poll_interval_ms,
+            session_timeout_ms=settings.session_timeout_ms,
+            transient_max_attempts=settings.transient_max_attempts,
+            max_record_bytes=settings.max_record_bytes,
+            metrics_port=settings.metrics_port if metrics_port is None else metrics_port,
+        )
+        return replace(cfg, **overrides)
+
+
+def consumer_conf(cfg: WorkerConfig) -> dict[str, Any]:
+    """librdkafka consumer settings of a worker (callbacks are added by KafkaIO)."""
+    conf: dict[str, Any] = dict(cfg.kafka)
+    conf.update({
+        "group.id": cfg.group,
+        "client.id": cfg.transactional_id,
+        "partition.assignment.strategy": "cooperative-sticky",
+        "enable.auto.commit": False,
+        "enable.auto.offset.store": False,
+        "isolation.level": "read_committed",
+        "auto.offset.reset": "earliest",
+        "max.poll.interval.ms": cfg.max_poll_interval_ms,
+        "session.timeout.ms": cfg.session_timeout_ms,
+        "heartbeat.interval.ms": max(100, min(3000, cfg.session_timeout_ms // 3)),
+        # A resumed partition waits for the fetch in flight; keep that wait short.
+        "fetch.wait.max.ms": 100,
+    })
+    if cfg.statistics_interval_ms > 0:
+        conf["statistics.interval.ms"] = cfg.statistics_interval_ms
+    if cfg.instance_id:
+        conf["group.instance.id"] = cfg.instance_id
+    return conf
+
+
+def producer_conf(cfg: WorkerConfig, transactional: bool) -> dict[str, Any]:
+    """Transactional (Kafka-to-Kafka) or idempotent (sink dead letters) producer settings."""
+    conf: dict[str, Any] = dict(cfg.kafka)
+    conf.update({
+        "client.id": cfg.transactional_id,
+        "partitioner": "murmur2_random",
+        "enable.idempotence": True,
+        "acks": "all",
+        "linger.ms": 5,
+    })
+    if transactional:
+        conf["transactional.id"] = cfg.transactional_id
+        conf["transaction.timeout.ms"] = cfg.transaction_timeout_ms
+    else:
+        conf["message.timeout.ms"] = 30_000
+    return conf

@@ -1,0 +1,294 @@
+"""Everything that touches confluent_kafka, run on ONE thread (a 1-worker executor).
+
+Polling, pause/resume, commits and the rebalance callbacks (which librdkafka runs inside
+``poll``) are therefore serialised. That thread owns the authoritative bookkeeping:
+
+* ``_live``: assigned partitions and the epoch of their current assignment. A commit
+  plan carries the epoch it was computed under; a plan for a revoked, lost or
+  re-assigned partition is dropped, so nothing is ever committed for a partition after
+  it was revoked.
+* ``_committed``: the next offset committed per live partition; entries below it are
+  skipped, so a plan that raced with another commit never publishes outputs twice.
+
+Kafka-to-Kafka mode commits one transaction per plan: begin, produce every held output
+in offset order, ``send_offsets_to_transaction(next offsets, group metadata)`` (KIP-447:
+the broker rejects a stale group generation, which fences zombies), commit. Sink mode
+produces dead letters with a plain idempotent producer, flushes, then commits offsets.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import logging
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Protocol, TypeVar
+
+from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
+
+from streams.runtime.config import WorkerConfig, consumer_conf, producer_conf
+from streams.runtime.metrics import WorkerMetrics
+from streams.runtime.records import TP, OutRecord, PartitionPlan, Record
+
+log = logging.getLogger("streams.runtime.kafka")
+rdkafka_log = logging.getLogger("librdkafka")
+T = TypeVar("T")
+_TIMEOUT = 30.0
+
+
+class FatalKafkaError(RuntimeError):
+    """The client cannot go on (fenced producer, fatal consumer error): exit and restart."""
+
+
+class CommitFailed(RuntimeError):
+    """A commit did not happen (aborted); the held work stays and is tried again."""
+
+
+class RebalanceHooks(Protocol):
+    """The worker's side of a rebalance; called on the Kafka thread, may block on the loop."""
+
+    def assigned(self, parts: Sequence[tuple[TP, int]]) -> None: ...
+    def revoked(self, tps: Sequence[TP]) -> Sequence[PartitionPlan]: ...
+    def lost(self, tps: Sequence[TP]) -> None: ...
+
+
+def _to_record(m: Any) -> Record:
+    headers = tuple(
+        (k, v if isinstance(v, bytes) else (v or "").encode("utf-8"))
+        for k, v in (m.headers() or ())
+    )
+    return Record(
+        m.topic(), m.partition(), m.offset(), m.key(), m.value(), headers, m.timestamp()[1]
+    )
+
+
+class KafkaIO:
+    def __init__(
+        self, cfg: WorkerConfig, *, transactional: bool, hooks: RebalanceHooks,
+        metrics: WorkerMetrics,
+    ) -> None:
+        self.cfg = cfg
+        self.transactional = transactional
+        self._hooks = hooks
+        self._metrics = metrics
+        self.executor = ThreadPoolExecutor(1, thread_name_prefix=f"kafka-{cfg.stage}")
+        self._live: dict[TP, int] = {}
+        self._committed: dict[TP, int] = {}
+        self._paused: set[TP] = set()
+        self._epochs = itertools.count(1)
+        self.consumer = Consumer(self._consumer_conf())
+        self.producer = Producer(self._producer_conf())
+
+    def _consumer_conf(self) -> dict[str, Any]:
+        conf = consumer_conf(self.cfg)
+        conf.update({"error_cb": self._on_error, "logger": rdkafka_log})
+        if self.cfg.statistics_interval_ms > 0:
+            conf["stats_cb"] = self._on_stats
+        return conf
+
+    def _producer_conf(self) -> dict[str, Any]:
+        conf = producer_conf(self.cfg, self.transactional)
+        conf.update({"error_cb": self._on_error, "logger": rdkafka_log})
+        return conf
+
+    # --- everything below runs on the Kafka thread ---------------------------------
+    def start(self, topics: Sequence[str]) -> None:
+        if self.transactional:
+            self._retrying(self.producer.init_transactions, _TIMEOUT)
+        self.consumer.subscribe(
+            list(topics), on_assign=self._on_assign, on_revoke=self._on_revoke,
+            on_lost=self._on_lost,
+        )
+
+    def poll(self, pause: bool, max_records: int, timeout: float) -> list[Record]:
+        self._apply_pause(pause)
+        self.producer.poll(0)
+        first = self.consumer.poll(timeout)
+        if first is None:
+            return []
+        msgs = [first]
+        if max_records > 1:
+            msgs.extend(self.consumer.consume(max_records - 1, 0))
+        out: list[Record] = []
+        for m in msgs:
+            err = m.error()
+            if err is not None:
+                if err.fatal():
+                    raise FatalKafkaError(f"consumer: {err}")
+                if err.code() != KafkaError._PARTITION_EOF:
+                    log.warning("consumer error: %s", err, extra={"stage": self.cfg.stage})
+                continue
+            out.append(_to_record(m))
+        return out
+
+    def _apply_pause(self, pause: bool) -> None:
+        if pause:
+            new = [tp for tp in self.consumer.assignment()
+                   if (tp.topic, tp.partition) not in self._paused]
+            if new:
+                self.consumer.pause(new)
+                self._paused.update((tp.topic, tp.partition) for tp in new)
+        elif self._paused:
+            tps = [TopicPartition(t, p) for (t, p) in self._paused if (t, p) in self._live]
+            self._paused.clear()
+            if tps:
+                self.consumer.resume(tps)
+                # librdkafka's broker thread notices a resume only on its next wakeup
+                # (~0.75 s when every partition was paused); a metadata request wakes it now.
+                with contextlib.suppress(KafkaException):
+                    self.consumer.list_topics(tps[0].topic, timeout=2)
+
+    def commit(self, plans: Sequence[PartitionPlan]) -> dict[TP, int]:
+        """Commit what is still ours in ``plans``; returns {partition: next offset}."""
+        todo: list[tuple[TP, list[tuple[int, tuple[OutRecord, ...]]]]] = []
+        for plan in plans:
+            if self._live.get(plan.tp) != plan.epoch:
+                continue
+            floor = self._committed.get(plan.tp, -1)
+            entries = [e for e in plan.entries if e[0] >= floor]
+            if entries:
+                todo.append((plan.tp, entries))
+        if not todo:
+            return {}
+        offsets = {tp: entries[-1][0] + 1 for tp, entries in todo}
+        outs = [o for _, entries in todo for _, rec_outs in entries for o in rec_outs]
+        if self.transactional:
+            self._commit_transaction(outs, offsets)
+        else:
+            self._commit_plain(outs, offsets)
+        self._committed.update(offsets)
+        self._metrics.commit("ok")
+        return offsets
+
+    def _commit_transaction(self, outs: list[OutRecord], offsets: dict[TP, int]) -> None:
+        p = self.producer
+        try:
+            self._retrying(p.begin_transaction)
+            for o in outs:
+                self._produce(o, None)
+            tps = [TopicPartition(t, part, off) for (t, part), off in offsets.items()]
+            meta = self.consumer.consumer_group_metadata()
+            self._retrying(p.send_offsets_to_transaction, tps, meta, _TIMEOUT)
+            self._retrying(p.commit_transaction, _TIMEOUT)
+        except (KafkaException, BufferError) as exc:
+            self._metrics.commit("aborted")
+            try:
+                p.abort_transaction(_TIMEOUT)
+            except KafkaException as abort_exc:
+                raise FatalKafkaError(f"abort failed: {abort_exc}") from exc
+            raise CommitFailed(f"transaction aborted: {exc}") from exc
+
+    def _commit_plain(self, outs: list[OutRecord], offsets: dict[TP, int]) -> None:
+        errors: list[str] = []
+
+        def delivered(err: KafkaError | None, _msg: Any) -> None:
+            if err is not None:
+                errors.append(str(err))
+
+        for o in outs:
+            self._produce(o, delivered)
+        if outs and (self.producer.flush(_TIMEOUT) > 0 or errors):
+            self._metrics.commit("failed")
+            raise CommitFailed(f"dead letters not delivered: {errors[:3]}")
+        tps = [TopicPartition(t, part, off) for (t, part), off in offsets.items()]
+        try:
+            result = self.consumer.commit(offsets=tps, asynchronous=False) or []
+        except KafkaException as exc:
+            self._metrics.commit("failed")
+            raise CommitFailed(f"offset commit failed: {exc}") from exc
+        bad = [tp for tp in result if tp.error is not None]
+        if bad:
+            self._metrics.commit("failed")
+            raise CommitFailed(f"offset commit failed: {bad[0].error}")
+
+    def _produce(self, o: OutRecord, cb: Callable[[KafkaError | None, Any], None] | None) -> None:
+        while True:
+            try:
+                self.producer.produce(
+                    o.topic, value=o.value, key=o.key, headers=list(o.headers) or None,
+                    on_delivery=cb,
+                )
+                return
+            except BufferError:
+                self.producer.poll(0.05)
+
+    def _retrying(self, fn: Callable[..., T], *args: Any) -> T:
+        for attempt in range(3):
+            try:
+                return fn(*args)
+            except KafkaException as exc:
+                err = exc.args[0]
+                if isinstance(err, KafkaError) and err.fatal():
+                    raise FatalKafkaError(f"producer: {err}") from exc
+                retriable = isinstance(err, KafkaError) and err.retriable()
+                if not retriable or err.txn_requires_abort() or attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
+
+    def close(self) -> None:
+        try:
+            self.consumer.close()
+        finally:
+            if not self.transactional:
+                self.producer.flush(10)
+
+    # --- callbacks (inside poll / close) -------------------------------------------
+    def _on_assign(self, _consumer: Consumer, partitions: list[TopicPartition]) -> None:
+        parts = []
+        for tp in partitions:
+            key = (tp.topic, tp.partition)
+            self._live[key] = epoch = next(self._epochs)
+            self._committed.pop(key, None)
+            parts.append((key, epoch))
+        self._metrics.assigned.set(len(self._live))
+        log.info("assigned %s", sorted(k for k, _ in parts), extra={"stage": self.cfg.stage})
+        self._hooks.assigned(parts)
+
+    def _on_revoke(self, _consumer: Consumer, partitions: list[TopicPartition]) -> None:
+        tps = [(tp.topic, tp.partition) for tp in partitions]
+        log.info("revoked %s", sorted(tps), extra={"stage": self.cfg.stage})
+        try:
+            plans = self._hooks.revoked(tps)
+            if plans:
+                self.commit(plans)
+        except CommitFailed as exc:
+            log.warning("commit on revoke failed: %s", exc, extra={"stage": self.cfg.stage})
+        finally:
+            self._forget(tps)
+
+    def _on_lost(self, _consumer: Consumer, partitions: list[TopicPartition]) -> None:
+        tps = [(tp.topic, tp.partition) for tp in partitions]
+        log.warning("lost %s", sorted(tps), extra={"stage": self.cfg.stage})
+        self._forget(tps)
+        self._hooks.lost(tps)
+
+    def _forget(self, tps: Sequence[TP]) -> None:
+        for tp in tps:
+            self._live.pop(tp, None)
+            self._committed.pop(tp, None)
+            self._paused.discard(tp)
+            self._metrics.forget_partition(*tp)
+        self._metrics.assigned.set(len(self._live))
+
+    def _on_error(self, err: KafkaError) -> None:
+        level = logging.ERROR if err.fatal() else logging.WARNING
+        log.log(level, "kafka: %s", err, extra={"stage": self.cfg.stage})
+
+    def _on_stats(self, raw: str) -> None:
+        try:
+            stats = json.loads(raw)
+            for topic, t in stats.get("topics", {}).items():
+                for pid, p in t.get("partitions", {}).items():
+                    key = (topic, int(pid))
+                    if key not in self._live:
+                        continue
+                    end = p.get("ls_offset", -1)
+                    base = self._committed.get(key, p.get("committed_offset", -1))
+                    if base < 0:
+                        base = p.get("lo_offset", -1)
+                    if end >= 0 and base >= 0:
+                        self._metrics.lag(topic, key[1], max(0, end - base))
+        except Exception:  # stats are best effort
+            log.debug("bad stats", exc_info=True)

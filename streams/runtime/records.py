@@ -1,0 +1,58 @@
+"""Plain data the runtime passes around, free of confluent_kafka types (so it is testable)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+TP = tuple[str, int]  # (topic, partition)
+Headers = tuple[tuple[str, bytes], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One consumed record; ``epoch`` names the assignment it was consumed under."""
+
+    topic: str
+    partition: int
+    offset: int
+    key: bytes | None
+    value: bytes | None
+    headers: Headers = ()
+    timestamp_ms: int = 0
+    epoch: int = 0
+
+    @property
+    def tp(self) -> TP:
+        return (self.topic, self.partition)
+
+    @property
+    def key_text(self) -> str | None:
+        return None if self.key is None else self.key.decode("utf-8", "replace")
+
+
+@dataclass(frozen=True, slots=True)
+class OutRecord:
+    """A record to produce when the consumed record's offset commits."""
+
+    topic: str
+    key: bytes | None
+    value: bytes
+    headers: Headers = ()
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionPlan:
+    """The contiguous finished prefix of one partition: (offset, outputs) in offset order."""
+
+    topic: str
+    partition: int
+    epoch: int
+    entries: tuple[tuple[int, tuple[OutRecord, ...]], ...]
+
+    @property
+    def tp(self) -> TP:
+        return (self.topic, self.partition)
+
+    @property
+    def next_offset(self) -> int:
+        return self.entries[-1][0] + 1

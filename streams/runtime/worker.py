@@ -1,0 +1,287 @@
+"""A worker: one consumer-group member running one stage with key-ordered concurrency.
+
+The asyncio loop owns the stage, the lanes (``dispatch``) and the ledgers; the Kafka
+client lives on its own thread (``kafka_io``). Records are tracked per partition from
+the moment they are consumed; a periodic committer takes each partition's contiguous
+finished prefix and commits it (with its held outputs) every ``commit_interval_s``.
+
+Shutdown (SIGTERM/SIGINT or ``stop()``): fetching pauses, in-flight records get
+``shutdown_deadline_s`` to finish, a final commit runs, then the consumer closes (and
+leaves the group unless it is a static member). A second signal skips the wait.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import functools
+import logging
+import signal
+import time
+from collections.abc import Coroutine, Sequence
+from typing import Any, TypeVar
+
+from streams.runtime.config import WorkerConfig
+from streams.runtime.dispatch import KeyedDispatcher
+from streams.runtime.kafka_io import CommitFailed, FatalKafkaError, KafkaIO
+from streams.runtime.ledger import PartitionLedger
+from streams.runtime.metrics import MetricsServer, WorkerMetrics
+from streams.runtime.processor import RecordProcessor
+from streams.runtime.records import TP, OutRecord, PartitionPlan, Record
+from streams.runtime.stage import Stage
+
+log = logging.getLogger("streams.runtime.worker")
+T = TypeVar("T")
+
+
+class Worker:
+    def __init__(
+        self, stage: Stage[Any], cfg: WorkerConfig, *, metrics: WorkerMetrics | None = None,
+        install_signals: bool = False, poll_timeout_s: float = 0.05, max_poll_records: int = 500,
+    ) -> None:
+        self.stage = stage
+        self.cfg = cfg
+        self.metrics = metrics or WorkerMetrics(cfg.stage)
+        self.transactional = stage.output_topic is not None
+        lane_by = cfg.lane_by or getattr(stage, "lane_by", None)
+        lane_by = lane_by or ("key" if self.transactional else "partition")
+        self._dispatcher = KeyedDispatcher(
+            cfg.concurrency, RecordProcessor(stage, cfg, self.metrics), self._on_done,
+            by_partition=lane_by == "partition", crashed=self._crash,
+        )
+        self._install_signals = install_signals
+        self._poll_timeout_s = poll_timeout_s
+        self._max_poll_records = max_poll_records
+        self._ledgers: dict[TP, PartitionLedger] = {}
+        self._closing: set[TP] = set()
+        self._stop = asyncio.Event()
+        self._force = False
+        self._polling = True
+        self._paused = False
+        self._fatal: BaseException | None = None
+        self._failures = 0
+        self._last_poll = 0.0
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._io: KafkaIO | None = None
+        self.started = asyncio.Event()
+        self.metrics_port: int | None = None
+
+    # --- public ----------------------------------------------------------------------
+    def stop(self) -> None:
+        """Drain and exit; a second call stops waiting for in-flight records."""
+        if self._stop.is_set():
+            self._force = True
+        self._stop.set()
+
+    def health(self) -> tuple[bool, str]:
+        if self._fatal is not None:
+            return False, f"fatal: {self._fatal!r}"
+        if not self.started.is_set():
+            return False, "starting"
+        stale = time.monotonic() - self._last_poll
+        if stale > max(10.0, self.cfg.max_poll_interval_ms / 2000):
+            return False, f"no poll for {stale:.0f}s"
+        return True, "ok"
+
+    async def run(self) -> int:
+        """Run until stopped; 0 after a clean drain, 1 after a fatal error."""
+        loop = self._loop = asyncio.get_running_loop()
+        io = self._io = KafkaIO(
+            self.cfg, transactional=self.transactional, hooks=self, metrics=self.metrics
+        )
+        server = None
+        if self.cfg.metrics_port:
+            server = MetricsServer(self.metrics.registry, self.health, self.cfg.metrics_port)
+            self.metrics_port = server.start().port
+        if self._install_signals:
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                loop.add_signal_handler(sig, self.stop)
+        tasks: list[asyncio.Task[Any]] = []
+        try:
+            await self._call(io.start, [self.stage.input_topic])
+            self._last_poll = time.monotonic()
+            self.started.set()
+            log.info("worker started", extra=self._fields())
+            poller = asyncio.create_task(self._poll_loop())
+            committer = asyncio.create_task(self._commit_loop())
+            stopper = asyncio.create_task(self._stop.wait())
+            tasks = [poller, committer, stopper]
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+            for t in (poller, committer):
+                if t.done() and not t.cancelled() and t.exception() is not None:
+                    self._fatal = self._fatal or t.exception()
+            if self._fatal is None:
+                await self._drain(poller)
+            committer.cancel()
+            self._polling = False
+            await asyncio.gather(*tasks[:2], return_exceptions=True)
+            if self._fatal is None and not poller.cancelled() and poller.exception() is not None:
+                self._fatal = poller.exception()
+            if self._fatal is None:
+                await self._commit_once(final=True)
+        except Exception as exc:
+            self._fatal = self._fatal or exc
+        finally:
+            for t in tasks:
+                t.cancel()
+            self._dispatcher.drop()
+            try:
+                await self._call(io.close)
+            except Exception:
+                log.exception("close failed", extra=self._fields())
+            io.executor.shutdown(wait=False)
+            if server is not None:
+                server.stop()
+            if self._install_signals:
+                for sig in (signal.SIGTERM, signal.SIGINT):
+                    loop.remove_signal_handler(sig)
+        if self._fatal is not None:
+            log.error("worker failed: %r", self._fatal, extra=self._fields())
+            return 1
+        log.info("worker stopped cleanly", extra=self._fields())
+        return 0
+
+    # --- loop side ---------------------------------------------------------------------
+    async def _call(self, fn: Any, *args: Any) -> Any:
+        assert self._loop is not None and self._io is not None
+        return await self._loop.run_in_executor(self._io.executor, functools.partial(fn, *args))
+
+    def _fields(self, **more: Any) -> dict[str, Any]:
+        return {"stage": self.cfg.stage, "group": self.cfg.group, **more}
+
+    async def _poll_loop(self) -> None:
+        assert self._io is not None
+        cap = 4 * self.cfg.concurrency
+        while self._polling:
+            await asyncio.sleep(0)  # let lanes started by the last batch run first
+            pause = self._want_pause()
+            room = max(1, min(self._max_poll_records, cap - self._dispatcher.queued))
+            recs: list[Record] = await self._call(self._io.poll, pause, room, self._poll_timeout_s)
+            self._last_poll = time.monotonic()
+            if not self._stop.is_set():
+                for rec in recs:
+                    self._accept(rec)
+            self.metrics.in_flight.set(self._dispatcher.queued)
+
+    def _want_pause(self) -> bool:
+        """Backpressure. Fetch while fewer than 2 x concurrency keys have work and fewer
+        than 4 x concurrency records are unfinished (and fewer than max_held finished ones
+        wait for a lower offset); otherwise pause, and resume with some slack. Counting keys
+        keeps every handler slot busy when a few keys hold many records; pausing makes
+        librdkafka drop its prefetched records, so it is kept for real saturation."""
+        if self._stop.is_set():
+            return True
+        c = self.cfg.concurrency
+        lanes, unfinished = self._dispatcher.lanes, self._dispatcher.queued
+        held = sum(led.held for led in self._ledgers.values())
+        if self._paused:
+            self._paused = lanes > 3 * c // 2 or unfinished > 3 * c or held > self.cfg.max_held // 2
+        else:
+            self._paused = lanes >= 2 * c or unfinished >= 4 * c or held >= self.cfg.max_held
+        self.metrics.paused.set(1 if self._paused else 0)
+        return self._paused
+
+    def _accept(self, rec: Record) -> None:
+        led = self._ledgers.get(rec.tp)
+        if led is None or rec.tp in self._closing or not led.add(rec.offset):
+            return
+        self._dispatcher.submit(dataclasses.replace(rec, epoch=led.epoch))
+
+    def _on_done(self, rec: Record, outs: tuple[OutRecord, ...]) -> None:
+        led = self._ledgers.get(rec.tp)
+        if led is not None and led.epoch == rec.epoch:
+            led.finish(rec.offset, outs)
+        self.metrics.in_flight.set(self._dispatcher.queued)
+
+    def _crash(self, exc: BaseException) -> None:
+        log.error("lane crashed: %r", exc, extra=self._fields(), exc_info=exc)
+        self._fatal = self._fatal or exc
+        self._force = True
+        self._stop.set()
+
+    async def _drain(self, poller: asyncio.Task[None]) -> None:
+        deadline = time.monotonic() + self.cfg.shutdown_deadline_s
+        log.info("draining %d records", self._dispatcher.queued, extra=self._fields())
+        while (self._dispatcher.queued and not self._force and not poller.done()
+               and time.monotonic() < deadline):
+            await asyncio.sleep(0.02)
+        if self._dispatcher.queued:
+            log.warning("abandoning %d unfinished records", self._dispatcher.queued,
+                        extra=self._fields())
+
+    async def _commit_loop(self) -> None:
+        while True:
+            await asyncio.sleep(self.cfg.commit_interval_s)
+            await self._commit_once()
+
+    async def _commit_once(self, final: bool = False) -> None:
+        assert self._io is not None
+        plans = [p for tp, led in self._ledgers.items()
+                 if tp not in self._closing and (p := led.ready()) is not None]
+        if not plans:
+            return
+        try:
+            committed: dict[TP, int] = await self._call(self._io.commit, plans)
+        except CommitFailed as exc:
+            self._failures += 1
+            log.warning("commit failed (%d in a row): %s", self._failures, exc,
+                        extra=self._fields())
+            if final or self._failures >= self.cfg.max_commit_failures:
+                raise FatalKafkaError(f"giving up after {self._failures} failed commits") from exc
+            await asyncio.sleep(min(5.0, 0.05 * 2 ** self._failures))
+            return
+        self._failures = 0
+        epochs = {p.tp: p.epoch for p in plans}
+        for tp, nxt in committed.items():
+            led = self._ledgers.get(tp)
+            if led is not None and led.epoch == epochs.get(tp):
+                led.prune(nxt)
+
+    # --- rebalance hooks: called on the Kafka thread, run on the loop --------------------
+    def _on_loop(self, coro: Coroutine[Any, Any, T], timeout: float = 30.0) -> T | None:
+        assert self._loop is not None
+        fut = asyncio.run_coroutine_threadsafe(coro, self._loop)
+        try:
+            return fut.result(timeout)
+        except Exception:
+            fut.cancel()
+            log.exception("rebalance hook failed", extra=self._fields())
+            return None
+
+    def assigned(self, parts: Sequence[tuple[TP, int]]) -> None:
+        self._on_loop(self._assign(parts))
+
+    def revoked(self, tps: Sequence[TP]) -> Sequence[PartitionPlan]:
+        if self._fatal is not None:
+            self._on_loop(self._lose(tps))
+            return []
+        return self._on_loop(self._revoke(tps), self.cfg.revoke_wait_s + 10) or []
+
+    def lost(self, tps: Sequence[TP]) -> None:
+        self._on_loop(self._lose(tps))
+
+    async def _assign(self, parts: Sequence[tuple[TP, int]]) -> None:
+        for (topic, partition), epoch in parts:
+            self._ledgers[(topic, partition)] = PartitionLedger(topic, partition, epoch)
+            self._closing.discard((topic, partition))
+
+    async def _revoke(self, tps: Sequence[TP]) -> list[PartitionPlan]:
+        wanted = set(tps)
+        self._closing |= wanted
+        deadline = time.monotonic() + self.cfg.revoke_wait_s
+        while (self._dispatcher.pending(wanted) and not self._force
+               and time.monotonic() < deadline):
+            await asyncio.sleep(0.01)
+        plans = [p for tp in tps if (led := self._ledgers.get(tp)) and (p := led.ready())]
+        abandoned = self._dispatcher.pending(wanted)
+        if abandoned:
+            log.warning("revoked with %d unfinished records (abandoned)", abandoned,
+                        extra=self._fields())
+        await self._lose(tps)
+        return plans
+
+    async def _lose(self, tps: Sequence[TP]) -> None:
+        self._dispatcher.drop(set(tps))
+        for tp in tps:
+            self._ledgers.pop(tp, None)
+            self._closing.discard(tp)

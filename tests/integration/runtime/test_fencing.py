@@ -1,0 +1,88 @@
+"""KIP-447: a member the group has moved on from cannot commit its stale work.
+
+Drives KafkaIO directly so the order is deterministic: A is assigned, computes a commit
+plan, then stops polling (as if SIGSTOPped). B joins; once A is past max.poll.interval.ms,
+B owns every partition. A's commit — outputs plus offsets in one transaction — must fail
+and leave nothing visible to read_committed readers; B's commit of the same offset works.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+
+import pytest
+from confluent_kafka import Consumer, TopicPartition
+
+from streams.runtime.config import WorkerConfig
+from streams.runtime.kafka_io import CommitFailed, KafkaIO
+from streams.runtime.metrics import WorkerMetrics
+from streams.runtime.records import TP, OutRecord, PartitionPlan
+from tests.integration.runtime.helpers import produce, read_to_end
+
+pytestmark = pytest.mark.timeout(90)
+
+
+class Hooks:
+    def __init__(self) -> None:
+        self.epochs: dict[TP, int] = {}
+
+    def assigned(self, parts: Sequence[tuple[TP, int]]) -> None:
+        self.epochs.update(parts)
+
+    def revoked(self, tps: Sequence[TP]) -> Sequence[PartitionPlan]:
+        for tp in tps:
+            self.epochs.pop(tp, None)
+        return []
+
+    def lost(self, tps: Sequence[TP]) -> None:
+        self.revoked(tps)
+
+
+def poll_until(io: KafkaIO, cond: Callable[[], bool], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not cond():
+        assert time.monotonic() < deadline, what
+        io.poll(False, 10, 0.1)
+
+
+def test_stale_member_commit_is_fenced(kafka_bootstrap: str, topics: Callable[..., str]) -> None:
+    prefix = topics("in", "out", partitions=2)
+    src, out = f"{prefix}in", f"{prefix}out"
+    produce(kafka_bootstrap, src, [(b"k", b"{}")])
+    base = WorkerConfig(stage="fence", group=f"g-{prefix}", dlq_topic=f"{prefix}dlq",
+                        kafka={"bootstrap.servers": kafka_bootstrap},
+                        session_timeout_ms=6000, max_poll_interval_ms=6000,
+                        statistics_interval_ms=0)
+    ha, hb = Hooks(), Hooks()
+    a = KafkaIO(base, transactional=True, hooks=ha, metrics=WorkerMetrics("fence"))
+    b = KafkaIO(base.with_(member_name="b"), transactional=True, hooks=hb,
+                metrics=WorkerMetrics("fence"))
+    try:
+        a.start([src])
+        poll_until(a, lambda: len(ha.epochs) == 2, 30, "A assigned both partitions")
+        stale = [PartitionPlan(src, p, ha.epochs[(src, p)], ((0, (OutRecord(out, b"k", b"A"),)),))
+                 for p in (0, 1)]
+        # A stops polling here. B joins and waits until the group gives it everything.
+        b.start([src])
+        poll_until(b, lambda: len(hb.epochs) == 2, 45, "B took over both partitions")
+
+        with pytest.raises(CommitFailed) as err:
+            a.commit(stale)
+        # the group coordinator refused A's TxnOffsetCommit (stale member / generation)
+        assert any(code in str(err.value) for code in
+                   ("UNKNOWN_MEMBER_ID", "ILLEGAL_GENERATION", "FENCED_INSTANCE_ID")), err.value
+
+        fresh = [PartitionPlan(src, p, hb.epochs[(src, p)], ((0, (OutRecord(out, b"k", b"B"),)),))
+                 for p in (0, 1)]
+        assert b.commit(fresh) == {(src, 0): 1, (src, 1): 1}
+    finally:
+        b.close()
+        a.close()
+    assert [o.value for o in read_to_end(kafka_bootstrap, [out])] == [b"B", b"B"]
+    check = Consumer({"bootstrap.servers": kafka_bootstrap, "group.id": f"g-{prefix}"})
+    try:
+        got = check.committed([TopicPartition(src, 0), TopicPartition(src, 1)], timeout=10)
+        assert [tp.offset for tp in got] == [1, 1]
+    finally:
+        check.close()

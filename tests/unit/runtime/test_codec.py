@@ -1,0 +1,34 @@
+import pytest
+from pydantic import BaseModel
+
+from streams.errors import PoisonError
+from streams.runtime.codec import DecodeError, OutputTooLarge, decode, encode
+
+
+class Ev(BaseModel):
+    seq: int
+
+
+@pytest.mark.parametrize(
+    ("value", "reason"),
+    [
+        (None, "empty"),
+        (b"x" * 101, "oversized"),
+        (b"\xff\xfe{}", "not_utf8"),
+        (b"{not json", "bad_json"),
+        (b'{"seq": "nope"}', "invalid_schema"),
+        (b"[1, 2]", "invalid_schema"),
+    ],
+)
+def test_undecodable_values_are_poison_with_a_reason(value: bytes | None, reason: str) -> None:
+    with pytest.raises(DecodeError) as err:
+        decode(value, Ev, max_bytes=100)
+    assert err.value.reason == reason
+    assert isinstance(err.value, PoisonError)
+
+
+def test_round_trip_and_output_limit() -> None:
+    assert decode(b'{"seq": 3}', Ev, 100) == Ev(seq=3)
+    assert decode(encode(Ev(seq=4), 100), Ev, 100).seq == 4
+    with pytest.raises(OutputTooLarge):
+        encode(Ev(seq=4), 3)

@@ -1,0 +1,135 @@
+import json
+from collections.abc import Sequence
+
+import pytest
+from pydantic import BaseModel
+
+from streams.errors import PoisonError, TransientError
+from streams.runtime.config import WorkerConfig
+from streams.runtime.dlq import error_headers
+from streams.runtime.metrics import WorkerMetrics
+from streams.runtime.processor import RecordProcessor, full_jitter
+from streams.runtime.records import Record
+from streams.runtime.stage import RecordContext, Routed
+
+
+class In(BaseModel):
+    dataset: str
+    n: int
+    fail_times: int = 0
+    poison: bool = False
+
+
+class Out(BaseModel):
+    dataset: str
+    n: int
+    attempt: int
+
+
+class FakeStage:
+    name = "fake"
+    input_topic = "in"
+    input_model = In
+    output_topic: str | None = "out"
+
+    async def handle(self, event: In, ctx: RecordContext) -> Sequence[BaseModel | Routed]:
+        if ctx.attempt <= event.fail_times:
+            raise TransientError("try later")
+        if event.poison:
+            raise PoisonError("bad record")
+        out = Out(dataset=event.dataset, n=event.n, attempt=ctx.attempt)
+        return [out, Routed("side", out), Routed("side", out, key="explicit")]
+
+
+class KeyedStage(FakeStage):
+    def key_of(self, event: BaseModel) -> str | None:
+        return f"by-{getattr(event, 'dataset', '?')}"
+
+
+def make(stage: FakeStage, **cfg: object) -> tuple[RecordProcessor, WorkerMetrics, list[float]]:
+    sleeps: list[float] = []
+
+    async def sleep(s: float) -> None:
+        sleeps.append(s)
+
+    conf = WorkerConfig(stage="fake", group="g", dlq_topic="dlq", transient_max_attempts=4,
+                        retry_base_s=1.0, retry_max_s=3.0).with_(**cfg)
+    metrics = WorkerMetrics("fake")
+    return RecordProcessor(stage, conf, metrics, sleep=sleep, rand=lambda: 1.0), metrics, sleeps
+
+
+def rec(value: object, key: bytes | None = b"ds:p") -> Record:
+    raw = value if isinstance(value, bytes) else json.dumps(value).encode()
+    return Record("in", 1, 7, key, raw)
+
+
+async def test_outputs_are_keyed_by_the_record_key_unless_told_otherwise() -> None:
+    proc, metrics, _ = make(FakeStage())
+    outs = await proc(rec({"dataset": "ds", "n": 1}))
+    assert [(o.topic, o.key) for o in outs] == [("out", b"ds:p"), ("side", b"ds:p"),
+                                                ("side", b"explicit")]
+    assert json.loads(outs[0].value) == {"dataset": "ds", "n": 1, "attempt": 1}
+    assert metrics.value("factstream_records_total", outcome="ok") == 1
+
+    proc, _, _ = make(KeyedStage())
+    outs = await proc(rec({"dataset": "ds", "n": 1}))
+    assert [o.key for o in outs] == [b"by-ds", b"by-ds", b"explicit"]
+
+
+async def test_transient_errors_retry_with_capped_full_jitter_then_succeed() -> None:
+    proc, metrics, sleeps = make(FakeStage())
+    outs = await proc(rec({"dataset": "ds", "n": 1, "fail_times": 3}))
+    assert json.loads(outs[0].value)["attempt"] == 4
+    assert sleeps == [1.0, 2.0, 3.0]  # base * 2**(n-1), capped at retry_max_s
+    assert metrics.value("factstream_retries_total") == 3
+    assert metrics.value("factstream_records_total", outcome="retried") == 1
+
+
+async def test_transient_errors_past_the_attempt_limit_are_dead_lettered_with_the_count() -> None:
+    proc, metrics, sleeps = make(FakeStage())
+    (dl,) = await proc(rec({"dataset": "ds", "n": 1, "fail_times": 99}))
+    h = error_headers(dl.headers)
+    assert dl.topic == "dlq" and h["x-attempt"] == "4" and h["x-reason"] == "transient_exhausted"
+    assert len(sleeps) == 3
+    assert metrics.value("factstream_dead_letters_total", reason="transient_exhausted") == 1
+
+
+@pytest.mark.parametrize(
+    ("value", "reason", "attempt"),
+    [
+        (b"\xff", "not_utf8", "0"),
+        (b"{", "bad_json", "0"),
+        ({"dataset": "ds"}, "invalid_schema", "0"),
+        ({"dataset": "ds", "n": 1, "poison": True}, "poison", "1"),
+    ],
+)
+async def test_poison_goes_to_the_dlq_at_once(value: object, reason: str, attempt: str) -> None:
+    proc, metrics, sleeps = make(FakeStage())
+    r = rec(value)
+    (dl,) = await proc(r)
+    h = error_headers(dl.headers)
+    assert (h["x-reason"], h["x-attempt"]) == (reason, attempt)
+    assert dl.value == r.value and dl.key == r.key and not sleeps
+    assert metrics.value("factstream_records_total", outcome="dead_lettered") == 1
+
+
+async def test_oversized_input_and_output_are_poison() -> None:
+    proc, _, _ = make(FakeStage(), max_record_bytes=60)
+    (dl,) = await proc(rec({"dataset": "ds" * 40, "n": 1}))
+    assert error_headers(dl.headers)["x-reason"] == "oversized"
+    (dl,) = await proc(rec({"dataset": "d" * 30, "n": 1}))
+    assert error_headers(dl.headers)["x-reason"] == "output_too_large"
+
+
+async def test_a_sink_returning_a_bare_model_is_a_handler_error() -> None:
+    stage = FakeStage()
+    stage.output_topic = None
+    proc, _, _ = make(stage)
+    (dl,) = await proc(rec({"dataset": "ds", "n": 1}))
+    assert error_headers(dl.headers)["x-reason"] == "handler_error"
+
+
+def test_full_jitter_bounds() -> None:
+    assert full_jitter(1, 0.5, 30, lambda: 0.999) < 0.5
+    assert full_jitter(10, 0.5, 30, lambda: 1.0) == 30
+    assert full_jitter(3, 0.5, 30, lambda: 0.0) == 0

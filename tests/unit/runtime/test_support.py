@@ -1,0 +1,84 @@
+"""jsonlog, metrics server, registry, config."""
+
+import io
+import json
+import logging
+import urllib.error
+import urllib.request
+
+import pytest
+
+from streams.runtime import jsonlog
+from streams.runtime.config import WorkerConfig
+from streams.runtime.metrics import MetricsServer, WorkerMetrics
+from streams.runtime.registry import STAGE_FACTORIES, load_factory, resolve
+from streams.settings import Settings
+
+
+def test_json_log_lines_carry_record_coordinates() -> None:
+    buf = io.StringIO()
+    handler = logging.StreamHandler(buf)
+    handler.setFormatter(jsonlog.JsonFormatter())
+    logger = logging.getLogger("test.jsonlog")
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        logger.warning("hello %s", "x", extra={"stage": "s", "tenant": "ds:p", "episode_id": "e1",
+                                               "topic": "t", "partition": 2, "offset": 9})
+    finally:
+        logger.removeHandler(handler)
+    line = json.loads(buf.getvalue())
+    assert line["msg"] == "hello x" and line["level"] == "warning"
+    assert {k: line[k] for k in ("stage", "tenant", "episode_id", "topic", "partition",
+                                 "offset")} == {"stage": "s", "tenant": "ds:p",
+                                                "episode_id": "e1", "topic": "t",
+                                                "partition": 2, "offset": 9}
+
+
+def test_metrics_server_serves_metrics_and_health() -> None:
+    metrics = WorkerMetrics("s")
+    metrics.record("ok")
+    metrics.lag("t", 3, 42)
+    healthy = [True]
+    server = MetricsServer(metrics.registry, lambda: (healthy[0], "ok" if healthy[0] else "bad"),
+                           0, host="127.0.0.1").start()
+    try:
+        base = f"http://127.0.0.1:{server.port}"
+        text = urllib.request.urlopen(f"{base}/metrics", timeout=5).read().decode()
+        assert 'factstream_records_total{outcome="ok",stage="s"} 1.0' in text
+        assert 'factstream_consumer_lag{partition="3",stage="s",topic="t"} 42.0' in text
+        assert urllib.request.urlopen(f"{base}/healthz", timeout=5).read() == b"ok"
+        healthy[0] = False
+        with pytest.raises(urllib.error.HTTPError) as err:
+            urllib.request.urlopen(f"{base}/healthz", timeout=5)
+        assert err.value.code == 503
+    finally:
+        server.stop()
+
+
+def test_two_workers_in_one_process_have_separate_registries() -> None:
+    a, b = WorkerMetrics("a"), WorkerMetrics("a")
+    a.record("ok")
+    assert a.value("factstream_records_total", outcome="ok") == 1
+    assert b.value("factstream_records_total", outcome="ok") == 0
+
+
+def test_registry_loads_specs_and_explains_unknown_stages() -> None:
+    assert load_factory("streams.runtime.testing_stages:create_passthrough").__name__ == \
+        "create_passthrough"
+    with pytest.raises(ValueError):
+        load_factory("no-colon")
+    with pytest.raises(KeyError):
+        resolve("surely-not-a-stage")
+    assert all(":" in spec for spec in STAGE_FACTORIES.values())
+
+
+def test_config_from_settings() -> None:
+    s = Settings(topic_prefix="x.", worker_concurrency=7, commit_interval_ms=250,
+                 max_record_bytes=123)
+    cfg = WorkerConfig.from_settings(s, "extract", instance_id="pod-0")
+    assert cfg.group == "factstream-extract" and cfg.dlq_topic == "x.dlq.extract"
+    assert cfg.concurrency == 7 and cfg.commit_interval_s == 0.25 and cfg.max_record_bytes == 123
+    assert cfg.transactional_id == "factstream-extract-pod-0"
+    assert WorkerConfig.from_settings(s, "extract").transactional_id.startswith(
+        "factstream-extract-")
