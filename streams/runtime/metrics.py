@@ -9,6 +9,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
+    REGISTRY,
     CollectorRegistry,
     Counter,
     Gauge,
@@ -77,17 +78,24 @@ class WorkerMetrics:
 
 
 class MetricsServer:
-    """``/metrics`` (Prometheus text) and ``/healthz`` (200 ok / 503 reason) in a thread."""
+    """``/metrics`` (Prometheus text) and ``/healthz`` (200 ok / 503 reason) in a thread.
+
+    Serves the worker's own registry plus prometheus_client's default one, where stage
+    modules and the process collector register (their metric names must not collide).
+    """
 
     def __init__(
         self, registry: CollectorRegistry, health: Callable[[], tuple[bool, str]], port: int,
-        host: str = "0.0.0.0",
+        host: str = "0.0.0.0", *, include_default: bool = True,
     ) -> None:
+        registries = [registry, *([REGISTRY] if include_default else [])]
+
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:
                 path = self.path.split("?", 1)[0]
                 if path == "/metrics":
-                    body, ctype, code = generate_latest(registry), CONTENT_TYPE_LATEST, 200
+                    body = b"".join(generate_latest(r) for r in registries)
+                    ctype, code = CONTENT_TYPE_LATEST, 200
                 elif path == "/healthz":
                     ok, why = health()
                     body, ctype, code = why.encode(), "text/plain", 200 if ok else 503

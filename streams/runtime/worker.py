@@ -111,12 +111,13 @@ class Worker:
                 if t.done() and not t.cancelled() and t.exception() is not None:
                     self._fatal = self._fatal or t.exception()
             if self._fatal is None:
-                await self._drain(poller)
+                await self._drain(poller, committer)
             committer.cancel()
             self._polling = False
             await asyncio.gather(*tasks[:2], return_exceptions=True)
-            if self._fatal is None and not poller.cancelled() and poller.exception() is not None:
-                self._fatal = poller.exception()
+            for t in (poller, committer):
+                if not t.cancelled() and t.exception() is not None:
+                    self._fatal = self._fatal or t.exception()
             if self._fatal is None:
                 await self._commit_once(final=True)
         except Exception as exc:
@@ -199,11 +200,11 @@ class Worker:
         self._force = True
         self._stop.set()
 
-    async def _drain(self, poller: asyncio.Task[None]) -> None:
+    async def _drain(self, *tasks: asyncio.Task[None]) -> None:
         deadline = time.monotonic() + self.cfg.shutdown_deadline_s
         log.info("draining %d records", self._dispatcher.queued, extra=self._fields())
-        while (self._dispatcher.queued and not self._force and not poller.done()
-               and time.monotonic() < deadline):
+        while (self._dispatcher.queued and not self._force
+               and not any(t.done() for t in tasks) and time.monotonic() < deadline):
             await asyncio.sleep(0.02)
         if self._dispatcher.queued:
             log.warning("abandoning %d unfinished records", self._dispatcher.queued,

@@ -47,6 +47,7 @@ def test_metrics_server_serves_metrics_and_health() -> None:
         text = urllib.request.urlopen(f"{base}/metrics", timeout=5).read().decode()
         assert 'factstream_records_total{outcome="ok",stage="s"} 1.0' in text
         assert 'factstream_consumer_lag{partition="3",stage="s",topic="t"} 42.0' in text
+        assert "python_info" in text  # the default registry (stage modules, process) too
         assert urllib.request.urlopen(f"{base}/healthz", timeout=5).read() == b"ok"
         healthy[0] = False
         with pytest.raises(urllib.error.HTTPError) as err:
