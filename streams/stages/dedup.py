@@ -1,0 +1,85 @@
+"""Dedup stage: facts.resolved -> facts.deduped (seed, step 3: deduplication).
+
+Reads the tenant's live facts (exact triples, then nearest by embedding) and embeds the
+exact-pass survivors in one batch. Every drop travels in the output event for the writer
+to store, and an episode with no candidates still emits its (empty) event so the writer
+can mark the episode done.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel
+
+from streams.events import FactsDeduped, FactsResolved
+from streams.model.ports import Embedder
+from streams.runtime.stage import RecordContext, Stage, StageDeps
+from streams.settings import Settings
+from streams.stages import dedup_logic
+from streams.stages.embed_batch import derived_event_id, embed_batch, scope_of
+from streams.store.live_facts import LiveFact, find_live_by_triples, nearest_live_facts
+from streams.store.vector_search import DEFAULT_TUNING, ScanTuning
+
+STAGE = "dedup"
+# Neighbours read per survivor: the nearest may be barred (validity, same predicate with
+# another object) while the next one is a true duplicate.
+NEIGHBOURS = 5
+
+
+class DedupStage:
+    name = STAGE
+    input_model: type[BaseModel] = FactsResolved
+
+    def __init__(
+        self,
+        settings: Settings,
+        pool: Any,
+        embedder: Embedder,
+        tuning: ScanTuning = DEFAULT_TUNING,
+    ) -> None:
+        self.settings, self.pool, self.embedder, self.tuning = settings, pool, embedder, tuning
+        self.input_topic = settings.topic("facts.resolved")
+        self.output_topic: str | None = settings.topic("facts.deduped")
+
+    async def handle(self, event: FactsResolved, ctx: RecordContext) -> Sequence[BaseModel]:
+        ds, proj = event.dataset, event.project_id
+        async with self.pool.acquire() as conn:
+            live = await find_live_by_triples(
+                conn, ds, proj, dedup_logic.batch_triples(event.facts)
+            )
+        exact = dedup_logic.exact_pass(event.facts, live)
+        vectors = await embed_batch(
+            self.pool,
+            self.embedder,
+            scope_of(event),
+            STAGE,
+            "facts",
+            [f.sentence() for f in exact.survivors],
+        )
+        neighbours: list[list[LiveFact]] = []
+        if vectors:
+            async with self.pool.acquire() as conn:
+                neighbours = await nearest_live_facts(
+                    conn, ds, proj, vectors, k=NEIGHBOURS, tuning=self.tuning
+                )
+        near = dedup_logic.near_pass(
+            exact.survivors, vectors, neighbours, self.settings.fact_dedup_threshold
+        )
+        return [
+            FactsDeduped(
+                event_id=derived_event_id(STAGE, event),
+                dataset=ds,
+                project_id=proj,
+                episode_id=event.episode_id,
+                source_event_id=event.source_event_id,
+                candidates=near.candidates,
+                closures=exact.closures,
+                dropped=[*event.dropped, *exact.dropped, *near.dropped],
+            )
+        ]
+
+
+def create_stage(deps: StageDeps) -> Stage[Any]:
+    return DedupStage(deps.settings, deps.pool, deps.models.embedder)

@@ -1,0 +1,155 @@
+"""Deduplication, the pure part (seed, step 3): two passes, no LLM.
+
+Exact pass: a candidate whose (subject, predicate, object) is already live, or repeats an
+earlier candidate of the batch, is dropped; unless it carries a valid_until the live row
+lacks, which makes it a closure of that row.
+
+Near-duplicate pass: a survivor whose embedding reaches the threshold against a live
+fact or an earlier survivor is dropped. Two exceptions keep knowledge from vanishing:
+- validity must agree: a fact that ends (valid_until) says something the open-ended fact
+  it paraphrases does not ("drove honda civic" until May vs "drives honda civic"), so it
+  goes on to the judge, which pairs it with the fact it ends;
+- same subject and predicate with a different object is a change, not a repeat ("has car
+  budget of 25000" vs "... 20000" can embed above 0.95): the judge owns that pair (step 4).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from streams.events import Candidate, Closure, Dropped, DropStage, Fact
+from streams.stages.resolution import cosine
+from streams.store.live_facts import LiveFact, Triple
+
+EXACT = "exact_duplicate"
+IN_BATCH = "in_batch_duplicate"
+NEAR = "near_duplicate"
+
+
+def _instant(value: datetime | None) -> datetime | None:
+    # A naive timestamp is taken as UTC, as asyncpg stores it.
+    if value is None or value.tzinfo is not None:
+        return value
+    return value.replace(tzinfo=UTC)
+
+
+def same_validity(a: datetime | None, b: datetime | None) -> bool:
+    return _instant(a) == _instant(b)
+
+
+def drop(fact: Fact, reason: str, detail: str) -> Dropped:
+    return Dropped(
+        stage=DropStage.DEDUP,
+        reason=reason,
+        detail=detail[:1000],
+        subject=fact.subject,
+        predicate=fact.predicate,
+        object=fact.object,
+    )
+
+
+def _quote(text: str, limit: int = 300) -> str:
+    return repr(text if len(text) <= limit else text[: limit - 1] + "…")
+
+
+@dataclass
+class ExactResult:
+    survivors: list[Fact] = field(default_factory=list)
+    closures: list[Closure] = field(default_factory=list)
+    dropped: list[Dropped] = field(default_factory=list)
+
+
+def batch_triples(facts: Sequence[Fact]) -> list[Triple]:
+    """The distinct triples of a batch, to look up live in one query."""
+    return list(dict.fromkeys(f.triple for f in facts))
+
+
+def exact_pass(facts: Sequence[Fact], live: Mapping[Triple, LiveFact]) -> ExactResult:
+    out = ExactResult()
+    first_at: dict[Triple, int] = {}
+    for i, fact in enumerate(facts):
+        if fact.triple in first_at:
+            detail = f"repeats candidate #{first_at[fact.triple]} {_quote(fact.sentence())}"
+            out.dropped.append(drop(fact, IN_BATCH, detail + " of this batch"))
+            continue
+        first_at[fact.triple] = i
+        row = live.get(fact.triple)
+        if row is None:
+            out.survivors.append(fact)
+        elif fact.valid_until is not None and not same_validity(fact.valid_until, row.valid_until):
+            # The user said the fact ended: close the live row (the writer cascades).
+            out.closures.append(
+                Closure(
+                    fact_id=row.id,
+                    subject=row.subject,
+                    predicate=row.predicate,
+                    object=row.object,
+                    valid_until=fact.valid_until,
+                )
+            )
+        else:
+            out.dropped.append(
+                drop(fact, EXACT, f"matches live fact #{row.id} {_quote(row.sentence())} exactly")
+            )
+    return out
+
+
+def near_duplicate_allowed(candidate: Fact, other: Fact | LiveFact) -> bool:
+    """Whether a high similarity to ``other`` may drop ``candidate`` (see module doc)."""
+    if not same_validity(candidate.valid_until, other.valid_until):
+        return False
+    return not (
+        candidate.subject == other.subject
+        and candidate.predicate == other.predicate
+        and candidate.object != other.object
+    )
+
+
+@dataclass
+class NearResult:
+    candidates: list[Candidate] = field(default_factory=list)
+    dropped: list[Dropped] = field(default_factory=list)
+
+
+def near_pass(
+    survivors: Sequence[Fact],
+    vectors: Sequence[list[float]],
+    live_neighbours: Sequence[Sequence[LiveFact]],
+    threshold: float,
+) -> NearResult:
+    """Drop near-duplicates of live facts and of earlier kept candidates, in order."""
+    out = NearResult()
+    for fact, vec, neighbours in zip(survivors, vectors, live_neighbours, strict=True):
+        live_hit = next(
+            (
+                n
+                for n in neighbours
+                if (n.similarity or 0.0) >= threshold and near_duplicate_allowed(fact, n)
+            ),
+            None,
+        )
+        if live_hit is not None:
+            detail = (
+                f"similar to live fact #{live_hit.id} {_quote(live_hit.sentence())}"
+                f" (similarity {live_hit.similarity:.4f} >= {threshold})"
+            )
+            out.dropped.append(drop(fact, NEAR, detail))
+            continue
+        scored = [
+            (cosine(vec, kept.embedding), j)
+            for j, kept in enumerate(out.candidates)
+            if near_duplicate_allowed(fact, kept.fact)
+        ]
+        best = max((x for x in scored if x[0] >= threshold), default=None)
+        if best is not None:
+            kept_fact = out.candidates[best[1]].fact
+            detail = (
+                f"similar to earlier candidate {_quote(kept_fact.sentence())} of this batch"
+                f" (similarity {best[0]:.4f} >= {threshold})"
+            )
+            out.dropped.append(drop(fact, NEAR, detail))
+            continue
+        out.candidates.append(Candidate(fact=fact, embedding=vec))
+    return out

@@ -1,0 +1,122 @@
+"""Entities of a tenant: exact lookups, same-type nearest neighbours, concurrent-safe inserts."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pgvector import Vector
+
+from streams.store.vector_search import DEFAULT_TUNING, ScanTuning, nearest
+
+
+@dataclass(frozen=True)
+class EntityRow:
+    id: int
+    name: str
+    type: str
+
+
+@dataclass(frozen=True)
+class EntityNeighbour:
+    id: int
+    name: str
+    type: str
+    similarity: float
+
+
+@dataclass(frozen=True)
+class NewEntity:
+    name: str
+    type: str
+    embedding: list[float] | None
+
+
+async def find_by_names(
+    conn: Any, dataset: str, project_id: str, names: Sequence[str]
+) -> list[EntityRow]:
+    """Every stored entity of the tenant whose name is one of ``names`` (any type)."""
+    if not names:
+        return []
+    rows = await conn.fetch(
+        "SELECT id, name, type FROM entities"
+        " WHERE dataset = $1 AND project_id = $2 AND name = ANY($3::text[]) ORDER BY id",
+        dataset,
+        project_id,
+        list(names),
+    )
+    return [EntityRow(r["id"], r["name"], r["type"]) for r in rows]
+
+
+async def nearest_same_type(
+    conn: Any,
+    dataset: str,
+    project_id: str,
+    queries: Sequence[tuple[Sequence[float], str]],
+    *,
+    k: int = 1,
+    exclude_names: Sequence[str] = (),
+    tuning: ScanTuning = DEFAULT_TUNING,
+) -> list[list[EntityNeighbour]]:
+    """Per (vector, type) query, the tenant's k nearest entities of that type, best first."""
+    rows = await nearest(
+        conn,
+        source="entities",
+        columns="t.id, t.name, t.type",
+        where="t.dataset = $3 AND t.project_id = $4 AND NOT (t.name = ANY($5::text[]))",
+        args=(dataset, project_id, list(exclude_names)),
+        vectors=[v for v, _ in queries],
+        tags=[t for _, t in queries],
+        tag_column="t.type",
+        k=k,
+        tuning=tuning,
+    )
+    return [
+        [EntityNeighbour(r["id"], r["name"], r["type"], float(r["similarity"])) for r in per]
+        for per in rows
+    ]
+
+
+async def upsert_entities(
+    conn: Any, dataset: str, project_id: str, new: Sequence[NewEntity]
+) -> dict[tuple[str, str], int]:
+    """Insert entities that may already exist; return (name, type) -> id for every one.
+
+    ON CONFLICT DO NOTHING waits for a concurrent inserter of the same (name, type) and
+    then skips; the re-select reads the row that won. Rows go in sorted order so two
+    workers inserting overlapping sets cannot deadlock on each other's speculative rows.
+    """
+    if not new:
+        return {}
+    ordered = sorted({(e.name, e.type): e for e in new}.values(), key=lambda e: (e.name, e.type))
+    names = [e.name for e in ordered]
+    types = [e.type for e in ordered]
+    vectors = [None if e.embedding is None else Vector(e.embedding) for e in ordered]
+    ids: dict[tuple[str, str], int] = {}
+    for r in await conn.fetch(
+        "INSERT INTO entities (dataset, project_id, name, type, embedding)"
+        " SELECT $1, $2, n, t, v"
+        " FROM unnest($3::text[], $4::text[], $5::vector[]) WITH ORDINALITY AS u(n, t, v, o)"
+        " ORDER BY o"
+        " ON CONFLICT (dataset, project_id, name, type) DO NOTHING RETURNING id, name, type",
+        dataset,
+        project_id,
+        names,
+        types,
+        vectors,
+    ):
+        ids[(r["name"], r["type"])] = r["id"]
+    missing = [e for e in ordered if (e.name, e.type) not in ids]
+    if missing:
+        for r in await conn.fetch(
+            "SELECT e.id, e.name, e.type FROM entities e"
+            " JOIN unnest($3::text[], $4::text[]) AS u(n, t) ON e.name = u.n AND e.type = u.t"
+            " WHERE e.dataset = $1 AND e.project_id = $2",
+            dataset,
+            project_id,
+            [e.name for e in missing],
+            [e.type for e in missing],
+        ):
+            ids[(r["name"], r["type"])] = r["id"]
+    return ids

@@ -1,0 +1,108 @@
+"""Read queries over a tenant's live facts (dedup, and the judge).
+
+Live = not invalidated and not past its valid time: ``invalid_at IS NULL AND
+(valid_until IS NULL OR valid_until > now())``. Every query filters on the tenant.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from streams.store.vector_search import DEFAULT_TUNING, ScanTuning, nearest
+
+# `t.invalid_at IS NULL` verbatim, so the planner can use the partial indexes on live rows.
+LIVE_SQL = "t.invalid_at IS NULL AND (t.valid_until IS NULL OR t.valid_until > now())"
+
+_COLUMNS = (
+    "t.id, t.subject, t.predicate, t.object, t.kind, t.confidence, t.valid_from,"
+    " t.valid_until, t.subject_entity_id, t.object_entity_id, t.episode_id"
+)
+
+Triple = tuple[str, str, str]
+
+
+@dataclass(frozen=True)
+class LiveFact:
+    id: int
+    subject: str
+    predicate: str
+    object: str
+    kind: str
+    confidence: float
+    valid_from: datetime | None
+    valid_until: datetime | None
+    subject_entity_id: int | None
+    object_entity_id: int | None
+    episode_id: str
+    similarity: float | None = None  # set by nearest_live_facts
+
+    @property
+    def triple(self) -> Triple:
+        return (self.subject, self.predicate, self.object)
+
+    def sentence(self) -> str:
+        return f"{self.subject} {self.predicate} {self.object}"
+
+
+def _live_fact(row: Any) -> LiveFact:
+    sim = row.get("similarity")
+    return LiveFact(
+        id=row["id"],
+        subject=row["subject"],
+        predicate=row["predicate"],
+        object=row["object"],
+        kind=row["kind"],
+        confidence=float(row["confidence"]),
+        valid_from=row["valid_from"],
+        valid_until=row["valid_until"],
+        subject_entity_id=row["subject_entity_id"],
+        object_entity_id=row["object_entity_id"],
+        episode_id=row["episode_id"],
+        similarity=None if sim is None else float(sim),
+    )
+
+
+async def find_live_by_triples(
+    conn: Any, dataset: str, project_id: str, triples: Sequence[Triple]
+) -> dict[Triple, LiveFact]:
+    """The live fact (at most one: a partial unique index) for each of ``triples``."""
+    if not triples:
+        return {}
+    rows = await conn.fetch(
+        f"SELECT {_COLUMNS} FROM facts t"
+        " JOIN unnest($3::text[], $4::text[], $5::text[]) AS u(s, p, o)"
+        "   ON t.subject = u.s AND t.predicate = u.p AND t.object = u.o"
+        f" WHERE t.dataset = $1 AND t.project_id = $2 AND {LIVE_SQL}",
+        dataset,
+        project_id,
+        [s for s, _, _ in triples],
+        [p for _, p, _ in triples],
+        [o for _, _, o in triples],
+    )
+    return {(f.subject, f.predicate, f.object): f for f in map(_live_fact, rows)}
+
+
+async def nearest_live_facts(
+    conn: Any,
+    dataset: str,
+    project_id: str,
+    vectors: Sequence[Sequence[float]],
+    *,
+    k: int = 5,
+    tuning: ScanTuning = DEFAULT_TUNING,
+) -> list[list[LiveFact]]:
+    """Per query vector, the tenant's k nearest live facts, best first (never under-returns)."""
+    rows = await nearest(
+        conn,
+        source="facts",
+        columns=_COLUMNS,
+        where=f"t.dataset = $3 AND t.project_id = $4 AND {LIVE_SQL}",
+        args=(dataset, project_id),
+        vectors=vectors,
+        k=k,
+        tuning=tuning,
+    )
+    return [[_live_fact(r) for r in per] for per in rows]

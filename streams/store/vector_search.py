@@ -1,0 +1,159 @@
+"""Tenant-filtered nearest-neighbour search that never under-returns.
+
+HNSW applies WHERE filters after walking the graph: with the default ef_search of 40, a
+query for a small tenant next to a crowded one can come back empty although the tenant
+holds matching rows. So:
+
+- small tenant (at most ``exact_below`` candidate rows, counted with a bounded query):
+  an exact scan, one pass over the tenant's rows for all query vectors. Complete by
+  construction, and cheaper than walking a graph full of other tenants' rows, which is
+  what the planner tends to choose (measured: 27 ms vs ~1 ms per query for a 1k tenant
+  next to a 100k one);
+- larger tenant: HNSW with pgvector 0.8's iterative scan (SET LOCAL per transaction), which
+  keeps walking until LIMIT rows pass the filter or ``hnsw.max_scan_tuples`` is spent. A
+  query that still returns fewer than k rows is repeated exactly for that vector.
+
+Every query therefore returns min(k, matching rows) rows; the only approximation left is
+HNSW's own recall on big tenants, which the tenant filter no longer makes worse. All of
+it runs in one (sub)transaction because the settings are SET LOCAL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pgvector import Vector
+
+
+@dataclass(frozen=True)
+class ScanTuning:
+    """Per-transaction HNSW knobs. ``relaxed_order`` has the better recall; we re-sort.
+
+    ef_search 100, not pgvector's 40: on 100k random 128-dim vectors the true neighbour
+    at cosine 0.95 (0.88) came back first 99.5% (98%) of the time at 100 against 92.5%
+    (89.5%) at 40, for ~4 ms more per query. A missed neighbour is a duplicate kept or an
+    alias not merged, so recall wins over those milliseconds.
+    """
+
+    ef_search: int = 100
+    max_scan_tuples: int = 20_000
+    iterative_scan: str = "relaxed_order"
+    # Tenants with at most this many candidate rows are scanned exactly.
+    exact_below: int = 2_000
+
+
+DEFAULT_TUNING = ScanTuning()
+
+
+async def configure_search(conn: Any, tuning: ScanTuning = DEFAULT_TUNING) -> None:
+    """SET LOCAL what a search needs; it lasts until the caller's transaction ends.
+
+    - hnsw.*: the iterative scan and its budget;
+    - plan_cache_mode: asyncpg prepares every statement, and after five runs Postgres may
+      switch to a generic plan that ignores which tenant is asked for (measured 4-6x
+      slower for a small tenant);
+    - work_mem: room for the exact path's materialised rows (2,000 x 768 floats = 6 MB).
+    """
+    if tuning.iterative_scan not in ("relaxed_order", "strict_order", "off"):
+        raise ValueError(f"unknown hnsw.iterative_scan mode {tuning.iterative_scan!r}")
+    await conn.execute(
+        f"SET LOCAL hnsw.iterative_scan = {tuning.iterative_scan};"
+        f" SET LOCAL hnsw.ef_search = {int(tuning.ef_search)};"
+        f" SET LOCAL hnsw.max_scan_tuples = {int(tuning.max_scan_tuples)};"
+        " SET LOCAL plan_cache_mode = force_custom_plan;"
+        " SET LOCAL work_mem = '64MB'"
+    )
+
+
+_QUERIES = "unnest($1::vector[], $2::text[]) WITH ORDINALITY AS q(v, tag, ord)"
+
+
+def _index_sql(source: str, columns: str, where: str, k: int) -> str:
+    return (
+        f"SELECT q.ord, n.* FROM {_QUERIES} CROSS JOIN LATERAL ("
+        f"  SELECT {columns}, 1 - (t.embedding <=> q.v) AS similarity FROM {source} t"
+        f"  WHERE t.embedding IS NOT NULL AND {where} ORDER BY t.embedding <=> q.v LIMIT {k}"
+        " ) n ORDER BY q.ord, n.similarity DESC"
+    )
+
+
+def _exact_sql(source: str, columns: str, where: str, tag_filter: str, k: int) -> str:
+    # The tenant's rows are read once (materialised), then each query vector takes its
+    # top k by a bounded sort over them: nothing HNSW can serve, so this is exact.
+    return (
+        f"WITH rows AS MATERIALIZED (SELECT {columns}, t.embedding FROM {source} t"
+        f"  WHERE t.embedding IS NOT NULL AND {where})"
+        f" SELECT q.ord, n.* FROM {_QUERIES} CROSS JOIN LATERAL ("
+        "  SELECT t.*, 1 - (t.embedding <=> q.v) AS similarity FROM rows t"
+        f"  WHERE TRUE{tag_filter} ORDER BY t.embedding <=> q.v LIMIT {k}"
+        " ) n ORDER BY q.ord, n.similarity DESC"
+    )
+
+
+async def nearest(
+    conn: Any,
+    *,
+    source: str,
+    columns: str,
+    where: str,
+    args: Sequence[Any],
+    vectors: Sequence[Sequence[float]],
+    k: int,
+    tags: Sequence[str] | None = None,
+    tag_column: str | None = None,
+    tuning: ScanTuning = DEFAULT_TUNING,
+) -> list[list[Any]]:
+    """The k nearest rows of ``source`` (aliased ``t``) per query vector, best first.
+
+    ``where`` is trusted SQL from our own code filtering on the tenant, with parameters
+    from $3 on given in ``args``; it must not refer to the query. ``tags`` gives each
+    query vector a text that a candidate's ``tag_column`` must equal (the entity type, for
+    instance) and must be among ``columns``, which select from ``t``. Rows also carry
+    ``similarity`` (cosine).
+    """
+    if not vectors:
+        return []
+    if k < 1:
+        raise ValueError("k must be at least 1")
+    tag_list = list(tags) if tags is not None else [""] * len(vectors)
+    if len(tag_list) != len(vectors) or (tags is None) != (tag_column is None):
+        raise ValueError("give tags (one per vector) together with tag_column")
+    tag_filter = f" AND {tag_column} = q.tag" if tag_column else ""
+    vecs = [Vector(list(v)) for v in vectors]
+    found: list[list[Any]] = [[] for _ in vectors]
+
+    def collect(rows: Sequence[Any], positions: Sequence[int]) -> None:
+        for i in positions:
+            found[i] = []
+        for row in rows:
+            found[positions[row["ord"] - 1]].append(row)
+
+    async with conn.transaction():
+        await configure_search(conn, tuning)
+        # Bounded count: reads at most exact_below + 1 index entries of the tenant.
+        limit = int(tuning.exact_below)
+        # `where` numbers its parameters from $3: $1 and $2 are typed and passed as NULL.
+        small = await conn.fetchval(
+            f"SELECT count(*) <= {limit} FROM (SELECT 1 FROM {source} t"
+            f" WHERE t.embedding IS NOT NULL AND {where} LIMIT {limit + 1}) c"
+            " WHERE $1::vector[] IS NULL AND $2::text[] IS NULL",
+            None,
+            None,
+            *args,
+        )
+        exact = _exact_sql(source, columns, where, tag_filter, k)
+        everyone = list(range(len(vecs)))
+        if small:
+            collect(await conn.fetch(exact, vecs, tag_list, *args), everyone)
+            return found
+        index_sql = _index_sql(source, columns, where + tag_filter, k)
+        collect(await conn.fetch(index_sql, vecs, tag_list, *args), everyone)
+        short = [i for i, rows in enumerate(found) if len(rows) < k]
+        if short:
+            rows = await conn.fetch(
+                exact, [vecs[i] for i in short], [tag_list[i] for i in short], *args
+            )
+            collect(rows, short)
+    return found

@@ -1,0 +1,158 @@
+"""Dedup stage against real Postgres: exact, in-batch and near duplicates, closures, tenants."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from streams.events import Candidate, Dropped, DropStage, FactsDeduped
+from streams.model.scripted import hashed_vector, vector_at_similarity
+from streams.settings import Settings
+from streams.stages.dedup import DedupStage
+from tests.integration.stages.rd_support import (
+    CTX,
+    DIM,
+    days_from_now,
+    embedder,
+    insert_live_fact,
+    lit,
+    rd_pool,
+    rel,
+    resolved,
+)
+
+__all__ = ["rd_pool"]  # the module-scoped fixture, imported for pytest
+
+SETTINGS = Settings()  # fact dedup threshold 0.95
+LARGE = "user wants large screen"
+BIG = "user prefers big display"
+
+
+async def run(pool: Any, emb: Any, event: Any) -> FactsDeduped:
+    out = await DedupStage(SETTINGS, pool, emb).handle(event, CTX)
+    assert len(out) == 1 and isinstance(out[0], FactsDeduped)
+    return out[0]
+
+
+def sentences(candidates: list[Candidate]) -> list[str]:
+    return [c.fact.sentence() for c in candidates]
+
+
+def reasons(dropped: list[Dropped]) -> list[tuple[str, str]]:
+    return [(d.reason, f"{d.subject} {d.predicate} {d.object}") for d in dropped]
+
+
+async def test_in_batch_paraphrases_leave_one_survivor_with_its_embedding(
+    rd_pool: Any, tenant: Any
+) -> None:
+    large = hashed_vector(LARGE, DIM)
+    emb = embedder({LARGE: large, BIG: vector_at_similarity(large, 0.97)})
+    event = resolved(
+        tenant,
+        "e1",
+        [lit("user", "wants", "large screen"), lit("user", "prefers", "big display")],
+    )
+    out = await run(rd_pool, emb, event)
+    assert sentences(out.candidates) == [LARGE]
+    assert out.candidates[0].embedding == emb.vector(LARGE)
+    assert reasons(out.dropped) == [("near_duplicate", BIG)]
+    assert out.dropped[0].stage is DropStage.DEDUP and "0.97" in out.dropped[0].detail
+    # One embedding batch for the survivors of the exact pass, recorded for the trace.
+    assert [(r.purpose, r.texts) for r in emb.requests] == [("facts", [LARGE, BIG])]
+    stages = await rd_pool.fetch(
+        "SELECT stage, kind FROM llm_calls WHERE dataset=$1 AND episode_id='e1'", tenant.dataset
+    )
+    assert [tuple(r) for r in stages] == [("dedup", "embed")]
+
+
+async def test_a_paraphrase_of_a_live_fact_is_dropped(rd_pool: Any, tenant: Any) -> None:
+    large = hashed_vector(LARGE, DIM)
+    live_id = await insert_live_fact(
+        rd_pool, tenant.dataset, tenant.project_id, lit("user", "wants", "large screen"), large
+    )
+    near_miss = "user likes wide monitors"
+    emb = embedder(
+        {BIG: vector_at_similarity(large, 0.97), near_miss: vector_at_similarity(large, 0.93)}
+    )
+    event = resolved(
+        tenant, "e1", [lit("user", "prefers", "big display"), lit("user", "likes", "wide monitors")]
+    )
+    out = await run(rd_pool, emb, event)
+    assert sentences(out.candidates) == [near_miss]  # 0.93 < 0.95: kept for the judge
+    assert reasons(out.dropped) == [("near_duplicate", BIG)]
+    assert f"#{live_id}" in out.dropped[0].detail and LARGE in out.dropped[0].detail
+
+
+async def test_an_ended_fact_is_a_closure_not_a_drop(rd_pool: Any, tenant: Any) -> None:
+    civic = rel("user", "drives", "honda civic")
+    live_id = await insert_live_fact(
+        rd_pool, tenant.dataset, tenant.project_id, civic, hashed_vector(civic.sentence(), DIM)
+    )
+    ended = days_from_now(-30)
+    emb = embedder()
+    out = await run(
+        rd_pool, emb, resolved(tenant, "e1", [rel("user", "drives", "honda civic", until=ended)])
+    )
+    assert out.dropped == [] and out.candidates == []
+    assert [(c.fact_id, c.subject, c.predicate, c.object) for c in out.closures] == [
+        (live_id, "user", "drives", "honda civic")
+    ]
+    assert out.closures[0].valid_until == ended
+    assert emb.requests == []  # nothing left to embed
+
+
+async def test_exact_live_duplicate_and_in_batch_repeat_are_dropped(
+    rd_pool: Any, tenant: Any
+) -> None:
+    city = lit("user", "lives in", "chennai")
+    live_id = await insert_live_fact(
+        rd_pool, tenant.dataset, tenant.project_id, city, hashed_vector(city.sentence(), DIM)
+    )
+    # An expired row is history, not live: restating it is not a duplicate.
+    await insert_live_fact(
+        rd_pool,
+        tenant.dataset,
+        tenant.project_id,
+        lit("user", "owns", "a bike"),
+        hashed_vector("user owns a bike", DIM),
+        valid_until=days_from_now(-1),
+    )
+    event = resolved(
+        tenant,
+        "e1",
+        [
+            city,
+            lit("user", "drinks", "tea"),
+            lit("user", "drinks", "tea"),
+            lit("user", "owns", "a bike"),
+        ],
+    )
+    emb = embedder()
+    out = await run(rd_pool, emb, event)
+    assert sentences(out.candidates) == ["user drinks tea", "user owns a bike"]
+    assert reasons(out.dropped) == [
+        ("exact_duplicate", "user lives in chennai"),
+        ("in_batch_duplicate", "user drinks tea"),
+    ]
+    assert f"#{live_id}" in out.dropped[0].detail
+    assert [r.texts for r in emb.requests] == [["user drinks tea", "user owns a bike"]]
+
+
+async def test_another_tenants_identical_live_fact_does_not_drop(rd_pool: Any, tenant: Any) -> None:
+    tea = lit("user", "drinks", "tea")
+    vec = hashed_vector(tea.sentence(), DIM)
+    await insert_live_fact(rd_pool, "someone-else", tenant.project_id, tea, vec)
+    await insert_live_fact(rd_pool, tenant.dataset, "other-project", tea, vec)
+    out = await run(rd_pool, embedder(), resolved(tenant, "e1", [tea]))
+    assert sentences(out.candidates) == ["user drinks tea"] and out.dropped == []
+
+
+async def test_no_candidates_still_emits_the_event_without_an_embed_call(
+    rd_pool: Any, tenant: Any
+) -> None:
+    guard_drop = Dropped(stage=DropStage.GUARD, reason="subject_not_allowed", subject="bob")
+    event = resolved(tenant, "e1", []).model_copy(update={"dropped": [guard_drop]})
+    emb = embedder()
+    out = await run(rd_pool, emb, event)
+    assert (out.candidates, out.closures, out.dropped) == ([], [], [guard_drop])
+    assert (out.episode_id, out.source_event_id) == ("e1", "src-e1")
+    assert emb.requests == []

@@ -1,0 +1,133 @@
+"""Deduplication's pure logic: exact and in-batch drops, closures, near-duplicates."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from streams.events import DropStage, Fact, FactKind
+from streams.model.scripted import hashed_vector, vector_at_similarity
+from streams.stages import dedup_logic as dl
+from streams.store.live_facts import LiveFact
+
+DIM = 16
+T = 0.95
+MAY = datetime(2026, 5, 1, tzinfo=UTC)
+
+
+def fact(s: str, p: str, o: str, until: datetime | None = None) -> Fact:
+    return Fact(
+        subject=s,
+        predicate=p,
+        object=o,
+        kind=FactKind.LITERAL,
+        confidence=0.9,
+        valid_until=until,
+    )
+
+
+def live(
+    id_: int, s: str, p: str, o: str, until: datetime | None = None, sim: float | None = None
+) -> LiveFact:
+    return LiveFact(
+        id=id_,
+        subject=s,
+        predicate=p,
+        object=o,
+        kind="literal",
+        confidence=0.9,
+        valid_from=None,
+        valid_until=until,
+        subject_entity_id=None,
+        object_entity_id=None,
+        episode_id="e0",
+        similarity=sim,
+    )
+
+
+def test_exact_pass_drops_live_and_in_batch_repeats_and_keeps_new() -> None:
+    facts = [
+        fact("user", "lives in", "chennai"),
+        fact("user", "likes", "tea"),
+        fact("user", "likes", "tea"),
+    ]
+    known = {("user", "lives in", "chennai"): live(4, "user", "lives in", "chennai")}
+    out = dl.exact_pass(facts, known)
+    assert [f.triple for f in out.survivors] == [("user", "likes", "tea")]
+    assert [(d.stage, d.reason, d.object) for d in out.dropped] == [
+        (DropStage.DEDUP, "exact_duplicate", "chennai"),
+        (DropStage.DEDUP, "in_batch_duplicate", "tea"),
+    ]
+    assert "#4" in out.dropped[0].detail
+    assert out.closures == []
+
+
+def test_exact_match_with_valid_until_is_a_closure_not_a_drop() -> None:
+    facts = [fact("user", "drives", "honda civic", until=MAY)]
+    known = {("user", "drives", "honda civic"): live(9, "user", "drives", "honda civic")}
+    out = dl.exact_pass(facts, known)
+    assert out.dropped == [] and out.survivors == []
+    assert [(c.fact_id, c.object, c.valid_until) for c in out.closures] == [(9, "honda civic", MAY)]
+
+
+def test_a_closure_already_recorded_is_a_plain_duplicate() -> None:
+    naive_may = datetime(2026, 5, 1)  # same instant, taken as UTC
+    facts = [fact("user", "drives", "honda civic", until=naive_may)]
+    known = {("user", "drives", "honda civic"): live(9, "user", "drives", "honda civic", MAY)}
+    out = dl.exact_pass(facts, known)
+    assert out.closures == [] and [d.reason for d in out.dropped] == ["exact_duplicate"]
+
+
+def test_in_batch_paraphrase_keeps_the_first() -> None:
+    large = hashed_vector("user wants large screen", DIM)
+    big = vector_at_similarity(large, 0.97)
+    other = hashed_vector("user likes tea", DIM)
+    survivors = [
+        fact("user", "wants", "large screen"),
+        fact("user", "prefers", "big display"),
+        fact("user", "likes", "tea"),
+    ]
+    out = dl.near_pass(survivors, [large, big, other], [[], [], []], T)
+    assert [c.fact.object for c in out.candidates] == ["large screen", "tea"]
+    assert out.candidates[0].embedding == large
+    assert [(d.reason, d.object) for d in out.dropped] == [("near_duplicate", "big display")]
+    assert "large screen" in out.dropped[0].detail and "0.97" in out.dropped[0].detail
+
+
+def test_near_duplicate_of_a_live_fact_dropped_below_threshold_kept() -> None:
+    vec = hashed_vector("x", DIM)
+    survivors = [fact("user", "prefers", "big display"), fact("user", "owns", "a bike")]
+    neighbours = [
+        [live(3, "user", "wants", "large screen", sim=0.96)],
+        [live(5, "user", "owns", "a bicycle", sim=0.94)],
+    ]
+    out = dl.near_pass(survivors, [vec, hashed_vector("y", DIM)], neighbours, T)
+    assert [c.fact.object for c in out.candidates] == ["a bike"]
+    assert [d.reason for d in out.dropped] == ["near_duplicate"]
+    assert "#3" in out.dropped[0].detail and "0.96" in out.dropped[0].detail
+
+
+def test_a_fact_that_ends_is_not_a_near_duplicate_of_the_open_fact() -> None:
+    survivors = [fact("user", "drove", "honda civic", until=MAY)]
+    neighbours = [[live(3, "user", "drives", "honda civic", sim=0.97)]]
+    out = dl.near_pass(survivors, [hashed_vector("x", DIM)], neighbours, T)
+    assert [c.fact.predicate for c in out.candidates] == ["drove"]
+    # ...but the same ended fact, already stored with that end, is a duplicate.
+    neighbours = [[live(3, "user", "used to drive", "honda civic", until=MAY, sim=0.97)]]
+    out = dl.near_pass(survivors, [hashed_vector("x", DIM)], neighbours, T)
+    assert out.candidates == [] and [d.reason for d in out.dropped] == ["near_duplicate"]
+
+
+def test_same_subject_and_predicate_with_another_object_goes_to_the_judge() -> None:
+    survivors = [fact("user", "has car budget of", "25000")]
+    neighbours = [
+        [
+            live(3, "user", "has car budget of", "20000", sim=0.98),
+            live(4, "user", "has a car budget of", "25000 dollars", sim=0.96),
+        ]
+    ]
+    out = dl.near_pass(survivors, [hashed_vector("x", DIM)], neighbours, T)
+    # The nearest is a change of value (the judge's pair); the next is a true paraphrase.
+    assert out.candidates == []
+    assert "#4" in out.dropped[0].detail
+    out = dl.near_pass(survivors, [hashed_vector("x", DIM)], [neighbours[0][:1]], T)
+    assert [c.fact.object for c in out.candidates] == ["25000"]
