@@ -1,0 +1,221 @@
+"""Operator commands against the whole running pipeline (issue 7): `factstream replay
+--reprocess` twice converges, and `factstream dlq redrive` brings a fixed record through.
+
+Each test runs all six stages in-process (tests/support/pipeline.py) on the real broker
+and Postgres, and drives the commands the way an operator does, through the CLI.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from datetime import UTC, datetime
+
+from typer.testing import CliRunner
+
+from streams.cli import app
+from streams.events import EpisodeCompleted, decode_episode
+from streams.model.ports import EmbedInput
+from streams.ops import kafka_admin as ka
+from streams.ops.dlq import DeadLetter, list_dead_letters
+from streams.ops.range_reader import read_ranges
+from streams.settings import Settings
+from tests.support.fact_table import Row, drops, fact_table, table
+from tests.support.pipeline import Pipeline, delete_pipeline_topics, pipeline_settings
+from tests.support.pipeline_scripts import (
+    ScriptBook,
+    TenantScript,
+    always,
+    claim,
+    episode,
+    graph,
+    verdicts,
+)
+
+JOBS_AND_CAR = graph(
+    {"google": "ORG", "honda civic": "VEHICLE"},
+    claim("user", "works at", "google"), claim("user", "drives", "honda civic"),
+    claim("honda civic", "has mileage of", "80000 km"),
+)  # fmt: skip
+HISTORY = [
+    ("ep-1", "I work at Google and drive a Honda Civic with 80,000 km.", JOBS_AND_CAR),
+    ("ep-2", "I just started at Anthropic.",
+     graph({"anthropic": "ORG"}, claim("user", "works at", "anthropic"))),
+    ("ep-3", "I sold the Civic last week.",
+     graph({"honda civic": "VEHICLE"}, claim("user", "sold", "honda civic", until="2026-11-13"))),
+]  # fmt: skip
+SOLD = "user sold honda civic"
+JUDGE = {
+    ("user works at anthropic", "user works at google"): "old",
+    (SOLD, "user drives honda civic"): "old",
+}
+ORIGINAL = table([
+    Row("honda civic", "has mileage of", "80000 km", "ep-1", "cascade", by=SOLD, kind="literal"),
+    Row("user", "drives", "honda civic", "ep-1", "superseded", by=SOLD),
+    Row("user", "sold", "honda civic", "ep-3", "expired",
+        valid_until=datetime(2026, 11, 13, tzinfo=UTC)),
+    Row("user", "works at", "anthropic", "ep-2"),
+    Row("user", "works at", "google", "ep-1", "superseded", by="user works at anthropic"),
+])  # fmt: skip
+
+
+def env_of(settings: Settings) -> dict[str, str]:
+    return {
+        "FACTSTREAM_KAFKA_BOOTSTRAP_SERVERS": settings.kafka_bootstrap_servers,
+        "FACTSTREAM_TOPIC_PREFIX": settings.topic_prefix,
+    }
+
+
+def offsets_now(settings: Settings, topic: str) -> dict[int, int]:
+    admin = ka.admin_client(settings)
+    marks = ka.watermarks(admin, topic, ka.topic_partitions(admin, topic))
+    return {p: end for p, (_, end) in marks.items()}
+
+
+def published_since(
+    settings: Settings, topic: str, before: dict[int, int]
+) -> list[EpisodeCompleted]:
+    """The episodes that landed on ``topic`` after the ``before`` log-end offsets."""
+    after = offsets_now(settings, topic)
+    ranges = {p: (before.get(p, 0), end) for p, end in after.items()}
+    return [decode_episode(r.value or b"") for r in read_ranges(settings, topic, ranges)]
+
+
+async def committed_up_to_end(settings: Settings, group: str, topic: str) -> None:
+    """Wait until the group has committed everything in the topic (the replay range's end)."""
+    admin = ka.admin_client(settings)
+    deadline = time.monotonic() + 20
+    while True:
+        parts = ka.topic_partitions(admin, topic)
+        ends = {p: end for p, (_, end) in ka.watermarks(admin, topic, parts).items()}
+        done = ka.committed_offsets(admin, group, topic, parts)
+        if all((done[p] or 0) >= end for p, end in ends.items()):
+            return
+        assert time.monotonic() < deadline, f"{group} committed {done}, log ends {ends}"
+        await asyncio.sleep(0.1)
+
+
+async def test_replay_reprocess_twice_converges(kafka_bootstrap: str, database_url: str) -> None:
+    """Three episodes (a job change, a car sold: supersede and cascade), then `replay extract
+    --to-earliest --reprocess --execute` twice. The whole table, history included, stays
+    exactly what the first pass wrote: a replayed episode re-extracts its old facts, but
+    never brings back what a later episode ended, nor writes a row twice. Two judges: one
+    that keeps the current job when asked about the replayed old one, and one that answers
+    `old` to everything (it would flip the jobs back and forth)."""
+    settings = await pipeline_settings(kafka_bootstrap, database_url)
+    book = ScriptBook(settings.embedding_dim)
+    graphs = {ep: g for ep, _, g in HISTORY}
+    keeps = (f"replay-{uuid.uuid4().hex[:8]}", "p1")
+    flips = (f"flip-{uuid.uuid4().hex[:8]}", "p1")
+    keep_current = {**JUDGE, ("user works at google", "user works at anthropic"): "new"}
+    book.add(*keeps, TenantScript(graphs=graphs, verdict=verdicts(keep_current)))
+    book.add(*flips, TenantScript(graphs=graphs, verdict=always("old")))
+    topic = settings.topic("episodes.completed")
+    pipeline = Pipeline(settings, book.models())
+    tables: list[dict[str, list[Row]]] = []
+    try:
+        async with pipeline:
+            events = [episode(*t, ep, text) for t in (keeps, flips) for ep, text, _ in HISTORY]
+            await pipeline.publish(*events)
+            await pipeline.wait_done(events)
+            tables.append({t[0]: await fact_table(pipeline.pool, *t) for t in (keeps, flips)})
+            for round_ in (1, 2):
+                group = pipeline.group("extract")
+                await committed_up_to_end(settings, group, topic)
+                before = offsets_now(settings, topic)
+                result = await asyncio.to_thread(
+                    CliRunner().invoke, app,
+                    ["replay", "extract", "--group", group, "--to-earliest", "--reprocess",
+                     "--execute"],
+                    env=env_of(settings),
+                )  # fmt: skip
+                assert result.exit_code == 0, result.output
+                copies = published_since(settings, topic, before)
+                # Round 2 replays the whole topic again: the originals and round 1's copies.
+                assert len(copies) == len(events) * round_, result.output
+                assert all(c.reprocess for c in copies)
+                await pipeline.wait_done(copies)
+                tables.append({t[0]: await fact_table(pipeline.pool, *t) for t in (keeps, flips)})
+            replayed = await drops(pipeline.pool, *flips)
+            rounds = await pipeline.pool.fetchval(
+                "SELECT count(*) FROM llm_calls WHERE dataset = $1 AND kind = 'extract'", flips[0]
+            )
+    finally:
+        delete_pipeline_topics(settings)
+
+    assert rounds == len(HISTORY) * (1 + 1 + 2)  # first pass, round 1, round 2 (twice over)
+    for snapshot in tables:
+        assert snapshot == {keeps[0]: ORIGINAL, flips[0]: ORIGINAL}
+    # What the replays did instead: the writer dropped every fact the episode had written.
+    assert {d for d in replayed if d[1] == "write"} == {
+        ("ep-1", "write", "already_written", "user works at google"),
+        ("ep-1", "write", "already_written", "user drives honda civic"),
+        ("ep-1", "write", "already_written", "honda civic has mileage of 80000 km"),
+        ("ep-3", "write", "already_written", SOLD),
+    }
+
+
+async def wait_for_dead_letters(settings: Settings, stage: str, tenant: str) -> list[DeadLetter]:
+    deadline = time.monotonic() + 30
+    while not (found := await asyncio.to_thread(list_dead_letters, settings, stage, tenant=tenant)):
+        assert time.monotonic() < deadline, f"no dead letter of {tenant} in {stage}"
+        await asyncio.sleep(0.2)
+    return found
+
+
+async def test_dlq_redrive_brings_a_fixed_record_through(
+    kafka_bootstrap: str, database_url: str
+) -> None:
+    """The embedding provider is down longer than its own retries: the resolve stage
+    dead-letters the episode's extracted graph (a model error is not retried in place) and
+    the episode stays in flight. Once the provider is back, `factstream dlq redrive resolve`
+    sends the record to facts.extracted again, and the episode goes through to the table.
+    Meanwhile another tenant's episode is not held up."""
+    settings = await pipeline_settings(kafka_bootstrap, database_url)
+    book = ScriptBook(settings.embedding_dim)
+    tenant, bystander = (f"dlq-{uuid.uuid4().hex[:8]}", "p1"), (f"ok-{uuid.uuid4().hex[:8]}", "p1")
+    outage = {"on": True}
+
+    def provider_down(request: EmbedInput) -> Exception | None:
+        if outage["on"] and request.purpose == "entities":
+            return RuntimeError("503 Service Unavailable after 4 attempts")
+        return None
+
+    google = graph({"google": "ORG"}, claim("user", "works at", "google"))
+    book.add(*tenant, TenantScript(graphs={"ep-1": google}, embed_fail=provider_down))
+    book.add(*bystander, TenantScript(graphs={"ep-1": google}))
+    stuck = episode(*tenant, "ep-1", "I work at Google.")
+    other = episode(*bystander, "ep-1", "I work at Google.")
+    key = f"{tenant[0]}:{tenant[1]}"
+    env = env_of(settings)
+    pipeline = Pipeline(settings, book.models())
+    try:
+        async with pipeline:
+            await pipeline.publish(stuck, other)
+            (letter,) = await wait_for_dead_letters(settings, "resolve", key)
+            assert letter.reason.startswith("handler_error: ModelCallFailed")
+            assert "503" in letter.reason
+            await pipeline.wait_done([other])
+            ledger = await pipeline.pool.fetchrow(
+                "SELECT status, semantic_status FROM episodes WHERE dataset = $1", tenant[0]
+            )
+            assert tuple(ledger) == ("done", "processing")
+            assert await fact_table(pipeline.pool, *tenant) == []
+
+            outage["on"] = False  # the provider is back
+            redriven = await asyncio.to_thread(
+                CliRunner().invoke, app, ["dlq", "redrive", "resolve", "--tenant", key], env=env
+            )
+            assert redriven.exit_code == 0, redriven.output
+            assert "redrove 1 dead letter(s) of resolve" in redriven.output
+            await pipeline.wait_done([stuck])
+            assert await fact_table(pipeline.pool, *tenant) == [
+                Row("user", "works at", "google", "ep-1")
+            ]
+            again = await asyncio.to_thread(
+                CliRunner().invoke, app, ["dlq", "redrive", "resolve", "--tenant", key], env=env
+            )
+            assert again.exit_code == 0 and "redrove 0" in again.output, again.output
+    finally:
+        delete_pipeline_topics(settings)
