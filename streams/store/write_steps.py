@@ -95,20 +95,29 @@ class EpisodeWriter:
         return [[t[0] for t in triples], [t[1] for t in triples], [t[2] for t in triples]]
 
     async def _recheck(self) -> list[tuple[int, Candidate]]:
-        """Drop staged inserts whose triple a concurrent job committed meanwhile."""
+        """Drop staged inserts whose triple a concurrent job committed meanwhile, and those
+        this episode already wrote before, whatever became of them since: a reprocessed
+        (replayed) episode must not bring back what a later episode ended, so replaying a
+        history twice converges instead of appending the same rows again."""
         inserts = self.event.inserts
         rows = await self.conn.fetch(
-            f"SELECT id, subject, predicate, object FROM facts WHERE {_TENANT} AND {_LIVE}"
-            f" AND {_TRIPLES}",
+            f"SELECT id, subject, predicate, object, {_LIVE} AS live FROM facts"
+            f" WHERE {_TENANT} AND ({_LIVE} OR episode_id = $7) AND {_TRIPLES} ORDER BY id",
             *self.t,
             *self._triple_args([c.fact.triple for c in inserts]),
+            self.event.episode_id,
         )
-        self.live_ids = {(r["subject"], r["predicate"], r["object"]): r["id"] for r in rows}
+        found = [((r["subject"], r["predicate"], r["object"]), r["id"], r["live"]) for r in rows]
+        self.live_ids = {t: fact_id for t, fact_id, live in found if live}
+        written = {t: fact_id for t, fact_id, live in found if not live}
         survivors: list[tuple[int, Candidate]] = []
         for index, c in enumerate(inserts):
             if (live := self.live_ids.get(c.fact.triple)) is not None:
                 self.result.dropped_by_recheck += 1
                 self._drop(c, "race_recheck", f"already live as fact #{live}")
+            elif (own := written.get(c.fact.triple)) is not None:
+                self.result.dropped_by_recheck += 1
+                self._drop(c, "already_written", f"this episode already wrote it as fact #{own}")
             else:
                 survivors.append((index, c))
         return survivors
