@@ -68,6 +68,9 @@ class Settings(BaseSettings):
     # "gemini", "replay", "record", or "package.module:factory" for your own provider.
     model_provider: str = "gemini"
     cassette_path: str = "streams/ops/demo_data/cassette.jsonl"
+    # What "record" wraps: "gemini", or a "package.module:factory" (the demo records its
+    # scripted model this way: streams.ops.demo_model:create_models).
+    record_inner_provider: str = "gemini"
     gemini_api_key: SecretStr | None = Field(
         default=None, validation_alias=AliasChoices("FACTSTREAM_GEMINI_API_KEY", "GEMINI_API_KEY")
     )

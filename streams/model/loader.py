@@ -2,7 +2,8 @@
 
 - ``gemini``: google-genai (needs an API key);
 - ``replay``: answers from the cassette at ``settings.cassette_path``, offline;
-- ``record``: Gemini, with every call appended to that cassette;
+- ``record``: Gemini (or ``settings.record_inner_provider``, a ``package.module:factory``),
+  with every call appended to that cassette;
 - ``package.module:factory``: your own provider; ``factory(settings)`` returns Models.
 """
 
@@ -77,9 +78,13 @@ def build_models(settings: Settings) -> Models:
             raise ModelProviderError(f"model provider 'replay': {exc}") from exc
         return replay.as_models()
     if provider == "record":
-        return RecordingModels(
-            gemini_models(settings), Cassette(settings.cassette_path)
-        ).as_models()
+        inner_spec = settings.record_inner_provider.strip()
+        inner = (
+            gemini_models(settings)
+            if inner_spec == "gemini"
+            else _factory_models(settings, inner_spec)
+        )
+        return RecordingModels(inner, Cassette(settings.cassette_path)).as_models()
     if ":" in provider:
         return _factory_models(settings, provider)
     raise ModelProviderError(
