@@ -55,8 +55,10 @@ jars: venv
 	$(PY) -c 'from pathlib import Path; from streams.ops import kafka_local as k; \
 	  print(k.ensure_jars(Path(".cache/kafka/libs").resolve(), k.find_deploy_dir()))'
 
+# Brings up what it needs, runs every stage worker + the sweeper on the bundled episodes,
+# prints the facts, stops what it started. DEMO_ARGS="--provider gemini" etc.
 demo: venv
-	$(FS) demo
+	$(FS) demo $(DEMO_ARGS)
 
 bench: venv
 	$(PY) bench/run.py
