@@ -8,7 +8,9 @@ Commands get their settings with ``settings_of(ctx)``.
 
 from __future__ import annotations
 
+import asyncio
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -18,10 +20,13 @@ from rich.table import Table
 from streams.ops import devinfra
 from streams.ops import topics as topics_ops
 from streams.ops.commands import lag_command, publish_command
+from streams.ops.demo import demo_command
 from streams.ops.dlq_cli import dlq_app
 from streams.ops.facts_cli import facts_command
 from streams.ops.proc import DevInfraError
 from streams.ops.replay_cli import replay_command
+from streams.ops.sweep_cli import sweep_command
+from streams.ops.trace_cli import trace_command
 from streams.runtime.worker_cli import worker_command
 from streams.settings import Settings, load_settings
 
@@ -157,6 +162,43 @@ def topics_list(ctx: typer.Context) -> None:
     out.print(table)
 
 
+# --- migrate, schemas ----------------------------------------------------------------------
+
+schemas_app = typer.Typer(help="JSON Schema of every topic's payload.", no_args_is_help=True)
+
+
+def migrate_command(ctx: typer.Context) -> None:
+    """Apply the SQL migrations not applied yet (idempotent); print the versions applied."""
+    import asyncpg
+
+    from streams.store.migrate import load_migrations, migrate
+
+    settings = settings_of(ctx)
+    try:
+        url = settings.require_database_url()
+        applied = asyncio.run(migrate(url, settings.embedding_dim))
+    except (RuntimeError, OSError, asyncpg.PostgresError) as exc:
+        raise _fail(exc) from exc
+    known = [m.version for m in load_migrations()]
+    if applied:
+        out.print(f"applied migrations {applied} (embedding dim {settings.embedding_dim})")
+    else:
+        out.print(f"up to date: migrations {known} were applied before")
+
+
+def schemas_export_command(
+    directory: Annotated[Path, typer.Option("--dir", help="Where to write.")] = Path("schemas"),
+) -> None:
+    """Write the JSON Schema of every topic's payload (the contract for publishers)."""
+    from streams.ops.schemas_export import export_schemas
+
+    for path in export_schemas(directory):
+        out.print(f"wrote {path}", highlight=False)
+
+
+schemas_app.command("export")(schemas_export_command)
+
+
 # --- sub-commands: one line each -------------------------------------------------------------
 app.add_typer(dev_app, name="dev")
 app.add_typer(topics_app, name="topics")
@@ -166,3 +208,8 @@ app.command("replay")(replay_command)
 app.command("lag")(lag_command)
 app.add_typer(dlq_app, name="dlq")
 app.command("worker")(worker_command)
+app.command("migrate")(migrate_command)
+app.add_typer(schemas_app, name="schemas")
+app.command("sweep")(sweep_command)
+app.command("trace")(trace_command)
+app.command("demo")(demo_command)
