@@ -11,7 +11,9 @@ tenant's order is kept. Workers may keep running (nothing to stop, nothing to re
 Both summarize and extract read the input topic, so both see the copies. Replaying the
 same range twice converges: dedup and the partial unique index on live facts drop what
 is already stored. A record in the range that is not a valid EpisodeCompleted (it was
-dead-lettered the first time) is counted and not copied.
+dead-lettered the first time) is counted and not copied. An event is copied once: the
+topic also holds repeats of an event with its own event id (the writer's wake-ups of a
+tenant's queued episode, the sweep's republishes), which are counted and skipped.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ REPROCESS_OF_HEADER = "factstream-reprocess-of"
 class ReprocessResult:
     copied: int = 0
     not_episodes: list[str] = field(default_factory=list)  # "<partition>/<offset>: reason"
+    repeats: int = 0  # records of an event id already copied (wake-ups, sweep republishes)
 
 
 def reprocess_ranges(plan: ReplayPlan) -> dict[int, tuple[int, int]]:
@@ -57,19 +60,26 @@ def reprocess(
     ranges = reprocess_ranges(plan)
     if not ranges:
         return result
+    seen: set[str] = set()
     with Publisher(settings, topic=plan.topic) as publisher:
         for record in read_ranges(settings, plan.topic, ranges, on_progress=on_progress):
-            _copy(publisher, record, result)
+            _copy(publisher, record, result, seen)
     return result
 
 
-def _copy(publisher: Publisher, record: RangeRecord, result: ReprocessResult) -> None:
+def _copy(
+    publisher: Publisher, record: RangeRecord, result: ReprocessResult, seen: set[str]
+) -> None:
     try:
         episode = decode_episode(record.value or b"")
     except ValueError as exc:  # includes pydantic's ValidationError
         reason = str(exc).splitlines()[0]
         result.not_episodes.append(f"{record.partition}/{record.offset}: {reason}")
         return
+    if episode.event_id in seen:
+        result.repeats += 1
+        return
+    seen.add(episode.event_id)
     copy = episode.model_copy(update={"reprocess": True, "event_id": str(uuid.uuid4())})
     source = f"{record.topic}/{record.partition}/{record.offset}".encode()
     publisher.publish(copy, headers=[(REPROCESS_OF_HEADER, source)])

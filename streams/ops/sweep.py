@@ -8,6 +8,10 @@ topic, keyed by tenant, so both the summarize and extract groups see them again:
 - failed, extraction or summary, with retries left (retry count under `max_retries`),
 - orphaned: claimed `processing` longer than the claim timeout (the worker died).
   Reclaiming counts as a retry, so an episode that keeps killing workers ends `failed`.
+- parked: a tenant's oldest `queued` episode when nothing of that tenant is in flight
+  and it has waited longer than one sweep interval. The writer normally wakes it when
+  the previous episode is done (streams/store/episodes.py); this heals a lost wake-up
+  (an extraction dead-lettered mid-chain, a wake-up that was never produced).
 
 An episode past the cap is marked `failed` with its last error, and stays visible.
 """
@@ -15,14 +19,14 @@ An episode past the cap is marked `failed` with its last error, and stays visibl
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from streams.events import EpisodeCompleted, Message, Window
+from streams.events import EpisodeCompleted
 from streams.settings import Settings
+from streams.store.episodes import episode_from_row
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +70,9 @@ async def sweep_once(conn: Any, settings: Settings, publish: Publish) -> SweepRe
         report.ended_failed += [(r["dataset"], r["project_id"], r["episode_id"]) for r in ended]
         orphans = await conn.fetch(
             "UPDATE episodes SET semantic_retry_count = semantic_retry_count + 1,"
-            " claimed_at = NULL, claimed_by = NULL, semantic_status = 'pending', updated_at = now()"
+            # Back to the queue, not 'pending': claim_next starts the oldest queued episode,
+            # so the orphan keeps its place ahead of the tenant's later episodes.
+            " claimed_at = NULL, claimed_by = NULL, semantic_status = 'queued', updated_at = now()"
             " WHERE semantic_status = 'processing'"
             "   AND claimed_at < now() - make_interval(secs => $1)"
             f" RETURNING {_ROW}",
@@ -82,17 +88,38 @@ async def sweep_once(conn: Any, settings: Settings, publish: Publish) -> SweepRe
             timeout,
             cap,
         )
+        parked = await conn.fetch(
+            f"SELECT * FROM (SELECT DISTINCT ON (dataset, project_id) {_ROW}, updated_at"
+            " FROM episodes q WHERE semantic_status = 'queued' AND NOT EXISTS ("
+            "   SELECT 1 FROM episodes p WHERE p.dataset = q.dataset"
+            "   AND p.project_id = q.project_id AND p.semantic_status = 'processing'"
+            "   AND p.claimed_at >= now() - make_interval(secs => $1))"
+            " ORDER BY dataset, project_id, arrival_seq) oldest"
+            " WHERE updated_at < now() - make_interval(secs => $2)",
+            timeout,
+            settings.sweep_interval_s,
+        )
+        # An orphan is back in its queue AND republished: its tenant needs no wake-up.
+        again = {(r["dataset"], r["project_id"], r["episode_id"]) for r in [*orphans, *retry]}
+        parked = [
+            r for r in parked if (r["dataset"], r["project_id"], r["episode_id"]) not in again
+        ]
         # Touch what we republish so the next pass does not send it again at once.
         await conn.execute(
             "UPDATE episodes SET updated_at = now() WHERE (dataset, project_id, episode_id)"
             " IN (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]))",
-            [r["dataset"] for r in retry],
-            [r["project_id"] for r in retry],
-            [r["episode_id"] for r in retry],
+            [r["dataset"] for r in [*retry, *parked]],
+            [r["project_id"] for r in [*retry, *parked]],
+            [r["episode_id"] for r in [*retry, *parked]],
         )
     events = []
-    for row, why in [(r, "orphaned claim") for r in orphans] + [(r, _why(r, cap)) for r in retry]:
-        events.append(_event_from_row(row))
+    lost_wake_up = "queued with nothing of its tenant in flight (a lost wake-up)"
+    for row, why in (
+        [(r, "orphaned claim") for r in orphans]
+        + [(r, _why(r, cap)) for r in retry]
+        + [(r, lost_wake_up) for r in parked]
+    ):
+        events.append(episode_from_row(row))
         report.republished.append((row["dataset"], row["project_id"], row["episode_id"], why))
     if events:
         publish(events)
@@ -105,22 +132,6 @@ def _why(row: Any, cap: int) -> str:
     if row["status"] == "failed":
         return f"summary failed ({row['retry_count']}/{cap} retries used)"
     return "pending past the claim timeout"
-
-
-def _event_from_row(row: Any) -> EpisodeCompleted:
-    transcript = row["transcript"]
-    if isinstance(transcript, str):  # a connection without the jsonb codec
-        transcript = json.loads(transcript)
-    return EpisodeCompleted(
-        event_id=row["event_id"],
-        dataset=row["dataset"],
-        project_id=row["project_id"],
-        episode_id=row["episode_id"],
-        session_id=row["session_id"],
-        window=Window(from_seq=row["from_seq"], to_seq=row["to_seq"]),
-        messages=[Message.model_validate(m) for m in transcript],
-        completed_at=row["completed_at"],
-    )
 
 
 async def run_sweeper(

@@ -119,7 +119,7 @@ def consumer_conf(cfg: WorkerConfig) -> dict[str, Any]:
 
 
 def producer_conf(cfg: WorkerConfig, transactional: bool) -> dict[str, Any]:
-    """Transactional (Kafka-to-Kafka) or idempotent (sink dead letters) producer settings."""
+    """Transactional (Kafka-to-Kafka) or idempotent (sink outputs) producer settings."""
     conf: dict[str, Any] = dict(cfg.kafka)
     conf.update({
         "client.id": cfg.transactional_id,

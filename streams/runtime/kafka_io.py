@@ -13,7 +13,9 @@ Polling, pause/resume, commits and the rebalance callbacks (which librdkafka run
 Kafka-to-Kafka mode commits one transaction per plan: begin, produce every held output
 in offset order, ``send_offsets_to_transaction(next offsets, group metadata)`` (KIP-447:
 the broker rejects a stale group generation, which fences zombies), commit. Sink mode
-produces dead letters with a plain idempotent producer, flushes, then commits offsets.
+produces the held outputs (dead letters, and what the handler returned as ``Routed``)
+with a plain idempotent producer, flushes, then commits offsets: at-least-once, after the
+handler's own database commit and before the offset commit.
 """
 
 from __future__ import annotations
@@ -191,7 +193,7 @@ class KafkaIO:
             self._produce(o, delivered)
         if outs and (self.producer.flush(_TIMEOUT) > 0 or errors):
             self._metrics.commit("failed")
-            raise CommitFailed(f"dead letters not delivered: {errors[:3]}")
+            raise CommitFailed(f"outputs not delivered: {errors[:3]}")
         tps = [TopicPartition(t, part, off) for (t, part), off in offsets.items()]
         try:
             result = self.consumer.commit(offsets=tps, asynchronous=False) or []

@@ -9,7 +9,10 @@ transaction that commits the consumed offset.
 A stage whose ``output_topic`` is None is a Postgres sink (the writer): it must record
 ``ctx.topic/partition/offset`` for ``ctx.group`` inside its own database transaction and
 treat an already-recorded offset as a no-op; the runtime commits the Kafka offset only
-after the handler returned.
+after the handler returned. A sink may still return ``Routed`` events: the runtime
+produces them (idempotent producer, at least once) after the handler returned and
+before it commits the offset, so a crash in between re-runs the handler, whose no-op
+path must return them again if they are still due.
 
 Outputs are keyed by the consumed record's key unless the stage defines an optional
 ``key_of(event) -> str | None`` (the runtime looks it up with ``getattr``, so it is not

@@ -1,10 +1,16 @@
 """Stage 1, graph extraction (seed "Step 1" and "Post-processing").
 
-episodes.completed → facts.extracted. Per episode: upsert the ledger row, wait at the
-per-tenant gate and claim, load what the tenant already holds, ONE extractor call over
-the raw messages of the window, store the call trace, apply the guards, and publish the
-guarded graph. The episode stays ``processing`` until the writer marks it done, which
-is what holds the tenant's next episode at the gate.
+episodes.completed → facts.extracted. Per record: park the episode in its tenant's queue
+(the ledger row, ``queued``), then start the tenant's oldest queued episode if none of
+its episodes is in flight (``claim_next``, the per-tenant gate): load what the tenant
+already holds, ONE extractor call over the raw messages of the window, store the call
+trace, apply the guards, and publish the guarded graph. The started episode may be
+another one than the record's (an older one of the same tenant), and a record whose
+episode must wait publishes nothing: the handler never waits at the gate, so other
+tenants' records and offsets are never held behind a tenant's burst. An episode that
+is skipped (empty window) or fails ends at once and the next queued one starts in the
+same call. A started episode stays ``processing`` until the writer marks it done; the
+writer then wakes the tenant's next queued episode (a copy on episodes.completed).
 """
 
 from __future__ import annotations
@@ -51,29 +57,48 @@ class ExtractStage:
 
     async def handle(self, event: EpisodeCompleted, ctx: RecordContext) -> Sequence[BaseModel]:
         settings, pool, worker = self.deps.settings, self.deps.pool, self.deps.worker_id
-        scope = CallScope(
-            dataset=event.dataset, project_id=event.project_id, episode_id=event.episode_id
-        )
         async with pool.acquire() as conn:
-            await episodes.upsert_episode(conn, event)
-        claim = await episodes.claim_extraction(pool, event, worker, settings.claim_timeout_s)
-        if not claim.claimed:
-            log.info(
-                "extract: episode %s of %s not claimed (%s): %s",
-                event.episode_id, event.tenant, claim.outcome, claim.detail,
-            )  # fmt: skip
-            return []
+            status = await episodes.enqueue_episode(conn, event)
+        started = 0
+        while True:
+            async with pool.acquire() as conn:
+                claimed = await episodes.claim_next(
+                    conn, event.dataset, event.project_id, worker, settings.claim_timeout_s,
+                    record=f"{ctx.topic}/{ctx.partition}/{ctx.offset}",
+                )  # fmt: skip
+            if claimed is None:
+                if not started:
+                    log.info(
+                        "extract: episode %s of %s is %s; nothing to start now (the tenant"
+                        " has an episode in flight, or nothing queued)", *_ids(event), status,
+                    )  # fmt: skip
+                return []
+            started += 1
+            out = await self._run_claimed(claimed, ctx)
+            if out:
+                return out  # in flight now: the writer wakes the next one
+            # Skipped or failed: the gate is open again, start the tenant's next episode.
+
+    async def _run_claimed(
+        self, claimed: EpisodeCompleted, ctx: RecordContext
+    ) -> Sequence[BaseModel]:
+        scope = CallScope(
+            dataset=claimed.dataset, project_id=claimed.project_id, episode_id=claimed.episode_id
+        )
         try:
-            return await self._extract(event, scope)
+            return await self._extract(claimed, scope)
         except asyncio.CancelledError:
             # Shutdown or rebalance: hand the episode back now rather than leave a claim
             # that holds the tenant's gate until it goes stale.
-            await _best_effort(self._release(event), "release the claim")
+            await _best_effort(self._release(claimed), "release the claim")
             raise
         except Exception as exc:
-            if not is_transient(exc) or ctx.attempt >= settings.transient_max_attempts:
+            if is_transient(exc) and ctx.attempt < self.deps.settings.transient_max_attempts:
+                # The runtime retries this record, whose claim_next takes it again first.
+                await _best_effort(self._release(claimed), "release the claim")
+            else:
                 # The runtime dead-letters the record next: count it, open the gate.
-                await _best_effort(self._fail(event, repr(exc)), "mark the failure")
+                await _best_effort(self._fail(claimed, repr(exc)), "mark the failure")
             raise
 
     async def _release(self, event: EpisodeCompleted) -> None:

@@ -4,6 +4,14 @@ A Postgres sink (``output_topic`` None): each judged episode is applied in one
 transaction under the tenant's advisory lock, together with the consumed offset, so a
 redelivered record is a no-op (see :mod:`streams.store.writer`). A lock timeout is
 sqlstate 55P03, which ``errors.is_transient`` sorts as retryable.
+
+Marking the episode done opens the tenant's gate (streams/store/episodes.py), so after
+the commit the handler returns a wake-up: the tenant's oldest queued episode, rebuilt
+from its ledger row, routed back to episodes.completed, which the runtime's sink mode
+produces before it commits the consumed offset. The check runs on the redelivery no-op
+path too, so a crash between the database commit and the produce is healed when the
+record comes again. A duplicate wake-up is harmless (claim_next finds nothing to start,
+and the summarize stage does not redo a done summary).
 """
 
 from __future__ import annotations
@@ -15,7 +23,8 @@ from prometheus_client import Counter
 from pydantic import BaseModel
 
 from streams.events import FactsJudged
-from streams.runtime.stage import RecordContext, Stage, StageDeps
+from streams.runtime.stage import RecordContext, Routed, Stage, StageDeps, tenant_key
+from streams.store.episodes import next_to_release
 from streams.store.writer import WriteResult, write_judged
 
 log = logging.getLogger(__name__)
@@ -54,7 +63,7 @@ class WriteStage:
         self.input_topic = deps.settings.topic("facts.judged")
         self.output_topic: str | None = None
 
-    async def handle(self, event: FactsJudged, ctx: RecordContext) -> Sequence[BaseModel]:
+    async def handle(self, event: FactsJudged, ctx: RecordContext) -> Sequence[BaseModel | Routed]:
         result = await write_judged(
             self.pool,
             event,
@@ -69,7 +78,22 @@ class WriteStage:
             "redelivered record skipped" if result.redelivered else f"written: {counts}",
             extra={"tenant": event.tenant, "episode_id": event.episode_id, "offset": ctx.offset},
         )
-        return []
+        return await self._wake_next(event)
+
+    async def _wake_next(self, event: FactsJudged) -> list[BaseModel | Routed]:
+        """After the commit: wake the tenant's next queued episode, if nothing is in flight."""
+        async with self.pool.acquire() as conn:
+            nxt = await next_to_release(
+                conn, event.dataset, event.project_id, self.settings.claim_timeout_s
+            )
+        if nxt is None:
+            return []
+        log.info(
+            "waking the next queued episode %s", nxt.episode_id,
+            extra={"tenant": event.tenant, "episode_id": event.episode_id},
+        )  # fmt: skip
+        key = tenant_key(event.dataset, event.project_id)
+        return [Routed(self.settings.topic("episodes.completed"), nxt, key)]
 
 
 def create_stage(deps: StageDeps) -> Stage[FactsJudged]:

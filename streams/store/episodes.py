@@ -1,27 +1,29 @@
 """The episode ledger (table ``episodes``): statuses, retry counts, claims, summaries.
 
-Extraction side (``semantic_*``): an episode is claimed before the model is called, and
-the claim doubles as the per-tenant gate (DESIGN "Delivery and ordering"): a tenant's
-episode is only claimed while no OTHER episode of that tenant holds a fresh claim, i.e.
-is still flowing through resolve/dedup/judge/write. The writer ends that claim with
-:func:`mark_semantic_done`; a claim older than the claim timeout blocks nothing (its
-worker died, the sweep reclaims it). Summary side (``status``, ``retry_count``): no
-claim, because an unfinished summary must stay visible to the sweep as pending.
+Extraction side (``semantic_*``): the per-tenant gate (DESIGN "Delivery and ordering")
+parks and releases, it never waits. Extraction upserts an arriving episode as ``queued``
+(:func:`enqueue_episode`) and then :func:`claim_next` starts the tenant's OLDEST queued
+episode, but only while no episode of that tenant holds a fresh claim, i.e. is still
+flowing through resolve/dedup/judge/write. Whoever ends the in-flight episode starts the
+next: extraction itself when it skips or fails one (it claims again), the writer when it
+marks one done (it publishes a wake-up for :func:`next_to_release`), and the sweep as a
+backstop. A claim older than the claim timeout blocks nothing (its worker died, the sweep
+reclaims it). So a tenant's episodes are extracted one at a time, in arrival order, each
+after the previous one's facts are written, while no Kafka record ever waits for them.
+Summary side (``status``, ``retry_count``): no claim, because an unfinished summary must
+stay visible to the sweep as pending.
 
 Every statement filters on (dataset, project_id). ``conn`` is an asyncpg connection.
 """
 
 from __future__ import annotations
 
-import asyncio
+import json
 import logging
-import time
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any
 
-from streams.events import EpisodeCompleted
+from streams.events import EpisodeCompleted, Message, Window
 
 log = logging.getLogger(__name__)
 
@@ -47,128 +49,138 @@ async def upsert_episode(conn: Any, event: EpisodeCompleted) -> None:
     )  # fmt: skip
 
 
-# --- extraction claim and the per-tenant gate ----------------------------------------------
+# --- the per-tenant gate: park, claim, release ---------------------------------------------
+
+_FRESH_IN_FLIGHT = """EXISTS (
+    SELECT 1 FROM episodes p WHERE p.dataset = $1 AND p.project_id = $2
+    AND p.semantic_status = 'processing'
+    AND p.claimed_at >= now() - make_interval(secs => $3::float8))"""
+_OLDEST_QUEUED = (
+    "SELECT episode_id FROM episodes WHERE dataset = $1 AND project_id = $2"
+    f" AND semantic_status = 'queued' AND NOT {_FRESH_IN_FLIGHT}"
+    " ORDER BY arrival_seq LIMIT 1"
+)
+# A stale claim's worker died or was fenced, so its output never landed (or, with a writer
+# down past the timeout, lands twice and the writer drops the repeat): it runs again, in
+# its place, before the later episodes; it must not be overtaken.
+_STALE = (
+    "(semantic_status = 'processing'"
+    " AND (claimed_at IS NULL OR claimed_at < now() - make_interval(secs => $3::float8)))"
+)
+_NEXT_TO_START = (
+    "SELECT episode_id FROM episodes WHERE dataset = $1 AND project_id = $2"
+    f" AND (semantic_status = 'queued' OR {_STALE}) AND NOT {_FRESH_IN_FLIGHT}"
+    " ORDER BY arrival_seq LIMIT 1"
+)
+_ROW = (
+    "episode_id, dataset, project_id, session_id, event_id, from_seq, to_seq, transcript,"
+    " completed_at"
+)
+_E_ROW = ", ".join(f"e.{c.strip()}" for c in _ROW.split(","))
 
 
-class ClaimOutcome(StrEnum):
-    CLAIMED = "claimed"
-    ALREADY_FINISHED = "already_finished"  # done/skipped and the event does not reprocess
-    CLAIMED_ELSEWHERE = "claimed_elsewhere"  # a fresh claim by another worker (or event)
-    BLOCKED = "blocked"  # the gate: another episode of the tenant is in flight
-    MISSING = "missing"  # no episode row (upsert first)
+async def enqueue_episode(conn: Any, event: EpisodeCompleted) -> str:
+    """Extraction's upsert: park the episode in its tenant's queue; returns its status.
 
-
-@dataclass(frozen=True)
-class ClaimResult:
-    outcome: ClaimOutcome
-    detail: str = ""
-
-    @property
-    def claimed(self) -> bool:
-        return self.outcome is ClaimOutcome.CLAIMED
-
-
-_CLAIMABLE = """(
-    semantic_status IN ('pending', 'failed')
-    OR (semantic_status IN ('done', 'skipped') AND $6::boolean)
-    OR (semantic_status = 'processing' AND (
-        claimed_at IS NULL
-        OR claimed_at < now() - make_interval(secs => $7::float8)
-        OR (claimed_by = $4 AND claim_event_id = $5)))
-)"""
-_OTHER_IN_FLIGHT = """
-    dataset = $1 AND project_id = $2 AND episode_id <> $3
-    AND semantic_status = 'processing'
-    AND claimed_at >= now() - make_interval(secs => $7::float8)"""
-
-
-async def try_claim_extraction(
-    conn: Any, event: EpisodeCompleted, worker_id: str, claim_timeout_s: float
-) -> ClaimResult:
-    """One attempt: gate check and claim in one atomic UPDATE, under a per-tenant lock so
-    two claimers of one tenant cannot both pass the gate."""
-    args = (
-        event.dataset, event.project_id, event.episode_id, worker_id, event.event_id,
-        event.reprocess, claim_timeout_s,
+    A new, pending or failed episode (a retry the sweep republished) and a done/skipped
+    one the event asks to reprocess become ``queued``. Done/skipped without reprocess and
+    a claim stay as they are: a duplicate or a wake-up changes nothing (a stale claim is
+    :func:`claim_next`'s to take over). The arrival order is kept from the first insert.
+    """
+    transcript = [m.model_dump(mode="json") for m in event.messages]
+    status = await conn.fetchval(
+        "INSERT INTO episodes AS e (dataset, project_id, episode_id, session_id, event_id,"
+        " from_seq, to_seq, transcript, completed_at, semantic_status)"
+        " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'queued')"
+        " ON CONFLICT (dataset, project_id, episode_id) DO UPDATE SET"
+        " session_id = EXCLUDED.session_id, event_id = EXCLUDED.event_id,"
+        " from_seq = EXCLUDED.from_seq, to_seq = EXCLUDED.to_seq,"
+        " transcript = EXCLUDED.transcript, completed_at = EXCLUDED.completed_at,"
+        " updated_at = now(), semantic_status = CASE"
+        "   WHEN e.semantic_status IN ('pending', 'failed', 'queued')"
+        "     OR (e.semantic_status IN ('done', 'skipped') AND $10::boolean)"
+        "   THEN 'queued' ELSE e.semantic_status END"
+        " RETURNING semantic_status",
+        event.dataset, event.project_id, event.episode_id, event.session_id, event.event_id,
+        event.window.from_seq, event.window.to_seq, transcript, event.completed_at,
+        event.reprocess,
     )  # fmt: skip
+    return str(status)
+
+
+async def claim_next(
+    conn: Any, dataset: str, project_id: str, worker_id: str, claim_timeout_s: float,
+    record: str | None = None,
+) -> EpisodeCompleted | None:  # fmt: skip
+    """Claim the tenant's oldest queued episode, unless one of its episodes holds a fresh
+    claim (is still flowing through resolve/dedup/judge/write); None when there is nothing
+    to start. The check and the claim are one UPDATE under a per-tenant lock, so two
+    claimers of one tenant never both start an episode. A stale claim blocks nothing: it
+    is started again first, in its arrival place (a retry).
+
+    ``record`` names the consumed record being handled ("<topic>/<partition>/<offset>"):
+    the claim this worker took while handling that same record before is taken back (its
+    output never committed, or the record would not be handled again)."""
     async with conn.transaction():
         await conn.execute(
-            "SELECT pg_advisory_xact_lock($1, hashtext($2))", GATE_LOCK_CLASS, event.tenant
-        )
-        claimed = await conn.fetchval(
-            "UPDATE episodes SET semantic_status = 'processing', claimed_at = now(),"
-            " claimed_by = $4, claim_event_id = $5, semantic_last_error = NULL,"
-            f" updated_at = now() WHERE {_KEY} AND {_CLAIMABLE}"
-            f" AND NOT EXISTS (SELECT 1 FROM episodes WHERE {_OTHER_IN_FLIGHT})"
-            " RETURNING true",
-            *args,
-        )
-        if claimed:
-            return ClaimResult(ClaimOutcome.CLAIMED)
-        return await _why_not_claimed(conn, args)
-
-
-async def _why_not_claimed(conn: Any, args: tuple[Any, ...]) -> ClaimResult:
-    own = await conn.fetchrow(
-        "SELECT semantic_status, claimed_by, claim_event_id,"
-        " extract(epoch FROM now() - claimed_at)::float8 AS age,"
-        f" {_CLAIMABLE} AS claimable FROM episodes WHERE {_KEY}",
-        *args,
-    )
-    if own is None:
-        return ClaimResult(ClaimOutcome.MISSING, "no episode row")
-    if not own["claimable"]:
-        if own["semantic_status"] in ("done", "skipped"):
-            return ClaimResult(
-                ClaimOutcome.ALREADY_FINISHED,
-                f"semantic_status={own['semantic_status']} and the event does not reprocess",
-            )
-        return ClaimResult(
-            ClaimOutcome.CLAIMED_ELSEWHERE,
-            f"fresh claim by {own['claimed_by']} (event {own['claim_event_id']},"
-            f" {own['age']:.0f}s old)",
-        )
-    blocker = await conn.fetchrow(
-        "SELECT episode_id, claimed_by FROM episodes WHERE dataset = $1 AND project_id = $2"
-        " AND episode_id <> $3 AND semantic_status = 'processing'"
-        " AND claimed_at >= now() - make_interval(secs => $4::float8)"
-        " ORDER BY claimed_at LIMIT 1",
-        *args[:3], args[6],
-    )  # fmt: skip
-    who = f"episode {blocker['episode_id']} ({blocker['claimed_by']})" if blocker else "?"
-    return ClaimResult(ClaimOutcome.BLOCKED, f"waiting for {who} of the same tenant")
-
-
-async def claim_extraction(
-    pool: Any,
-    event: EpisodeCompleted,
-    worker_id: str,
-    claim_timeout_s: float,
-    *,
-    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-    min_delay_s: float = 0.05,
-    max_delay_s: float = 0.5,
-) -> ClaimResult:
-    """Claim, waiting at the per-tenant gate (backoff ``min_delay_s`` → ``max_delay_s``).
-
-    The runtime runs a tenant's records in order, so waiting here holds only that
-    tenant's lane. The wait is bounded by the blocker's claim going stale.
-    """
-    delay, started, logged = min_delay_s, time.monotonic(), 0.0
-    while True:
-        async with pool.acquire() as conn:
-            result = await try_claim_extraction(conn, event, worker_id, claim_timeout_s)
-        if result.outcome is not ClaimOutcome.BLOCKED:
-            return result
-        waited = time.monotonic() - started
-        if waited - logged >= 30:
-            logged = waited
-            log.info(
-                "episode %s of %s %s (%.0fs so far)",
-                event.episode_id, event.tenant, result.detail, waited,
+            "SELECT pg_advisory_xact_lock($1, hashtext($2))",
+            GATE_LOCK_CLASS, f"{dataset}:{project_id}",
+        )  # fmt: skip
+        row = None
+        if record is not None:
+            row = await conn.fetchrow(
+                "UPDATE episodes e SET claimed_at = now(), updated_at = now()"
+                " WHERE dataset = $1 AND project_id = $2 AND semantic_status = 'processing'"
+                f" AND claimed_by = $3 AND claim_record = $4 RETURNING {_E_ROW}",
+                dataset, project_id, worker_id, record,
             )  # fmt: skip
-        await sleep(delay)
-        delay = min(max_delay_s, delay * 2)
+        if row is None:
+            # Taking over a stale claim counts a retry, as the sweep's reclaim does.
+            row = await conn.fetchrow(
+                "UPDATE episodes e SET semantic_status = 'processing', claimed_at = now(),"
+                " claimed_by = $4, claim_event_id = e.event_id, claim_record = $5,"
+                " semantic_retry_count = e.semantic_retry_count"
+                "   + (e.semantic_status = 'processing')::int,"
+                " semantic_last_error = NULL, updated_at = now()"
+                f" FROM ({_NEXT_TO_START}) AS nxt WHERE e.dataset = $1 AND e.project_id = $2"
+                " AND e.episode_id = nxt.episode_id AND (e.semantic_status = 'queued'"
+                "   OR (e.semantic_status = 'processing' AND (e.claimed_at IS NULL"
+                "     OR e.claimed_at < now() - make_interval(secs => $3::float8))))"
+                f" RETURNING {_E_ROW}",
+                dataset, project_id, claim_timeout_s, worker_id, record,
+            )  # fmt: skip
+    return None if row is None else episode_from_row(row)
+
+
+async def next_to_release(
+    conn: Any, dataset: str, project_id: str, claim_timeout_s: float
+) -> EpisodeCompleted | None:
+    """The episode to wake after the tenant's in-flight one ended: its oldest queued one
+    when nothing holds a fresh claim, else None. Read-only; publishing it is a wake-up
+    (claim_next does the claiming), so a duplicate wake-up is harmless."""
+    row = await conn.fetchrow(
+        f"SELECT {_ROW} FROM episodes WHERE dataset = $1 AND project_id = $2"
+        f" AND episode_id = ({_OLDEST_QUEUED})",
+        dataset, project_id, claim_timeout_s,
+    )  # fmt: skip
+    return None if row is None else episode_from_row(row)
+
+
+def episode_from_row(row: Any) -> EpisodeCompleted:
+    """Rebuild the EpisodeCompleted a ledger row was made from (same event id)."""
+    transcript = row["transcript"]
+    if isinstance(transcript, str):  # a connection without the jsonb codec
+        transcript = json.loads(transcript)
+    return EpisodeCompleted(
+        event_id=row["event_id"],
+        dataset=row["dataset"],
+        project_id=row["project_id"],
+        episode_id=row["episode_id"],
+        session_id=row["session_id"],
+        window=Window(from_seq=row["from_seq"], to_seq=row["to_seq"]),
+        messages=[Message.model_validate(m) for m in transcript],
+        completed_at=row["completed_at"],
+    )
 
 
 async def mark_semantic_skipped(
@@ -199,10 +211,11 @@ async def mark_semantic_failed(
 
 
 async def release_claim(conn: Any, event: EpisodeCompleted, worker_id: str) -> bool:
-    """Give an unfinished claim back (pending, not counted as a failure): a worker that
-    is shut down or loses the partition mid-extraction lets the next owner start now."""
+    """Give an unfinished claim back (queued again, first in line, not counted as a
+    failure): a worker that is shut down, loses the partition or retries a transient error
+    mid-extraction lets the next claim_next of the tenant take it at once."""
     released = await conn.fetchval(
-        "UPDATE episodes SET semantic_status = 'pending', claimed_at = NULL,"
+        "UPDATE episodes SET semantic_status = 'queued', claimed_at = NULL,"
         f" updated_at = now() WHERE {_KEY}"
         " AND semantic_status = 'processing' AND claimed_by = $4 AND claim_event_id = $5"
         " RETURNING true",
@@ -213,7 +226,7 @@ async def release_claim(conn: Any, event: EpisodeCompleted, worker_id: str) -> b
 
 async def mark_semantic_done(conn: Any, dataset: str, project_id: str, episode_id: str) -> None:
     """The writer, inside its transaction: the episode's facts are committed; this also
-    opens the per-tenant gate for the tenant's next episode."""
+    opens the per-tenant gate (the writer then wakes :func:`next_to_release`)."""
     await conn.execute(
         "UPDATE episodes SET semantic_status = 'done', semantic_last_error = NULL,"
         f" claimed_at = NULL, updated_at = now() WHERE {_KEY}",

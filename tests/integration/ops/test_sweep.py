@@ -109,8 +109,9 @@ async def test_sweep_republishes_and_ends(conn: asyncpg.Connection) -> None:
             " claimed_by FROM episodes"
         )
     }
-    # The orphan was released and counted as a retry; the fresh claim was left alone.
-    assert rows["orphan"]["semantic_status"] == "pending"
+    # The orphan was released (back to its tenant's queue, at its arrival place) and
+    # counted as a retry; the fresh claim was left alone.
+    assert rows["orphan"]["semantic_status"] == "queued"
     assert rows["orphan"]["semantic_retry_count"] == 1
     assert rows["orphan"]["claimed_by"] is None
     assert rows["fresh-claim"]["claimed_by"] == "alive"
@@ -140,3 +141,49 @@ async def test_only_one_sweeper_is_active(conn: asyncpg.Connection, db_url: str)
     report = await run_sweeper(db_url, Settings(), sent.extend, once=True)
     assert report is not None
     assert [e.episode_id for e in sent] == ["failed-1"]
+
+
+async def add_tenant_episode(
+    conn: asyncpg.Connection, dataset: str, episode_id: str, status: str, sql: str = ""
+) -> None:
+    """An episode of tenant (dataset, 'p'), inserted now (so in arrival order), its summary
+    done."""
+    await conn.execute(
+        "INSERT INTO episodes (dataset, project_id, episode_id, session_id, event_id, from_seq,"
+        " to_seq, transcript, completed_at, semantic_status, status)"
+        " VALUES ($1, 'p', $2, 's', $3, 1, 1, $4::jsonb, now(), $5, 'done')",
+        dataset, episode_id, f"evt-{episode_id}", TRANSCRIPT, status,
+    )  # fmt: skip
+    if sql:
+        await conn.execute(
+            f"UPDATE episodes SET {sql} WHERE dataset = $1 AND episode_id = $2", dataset, episode_id
+        )
+
+
+async def test_sweep_wakes_a_parked_tenant_with_nothing_in_flight(
+    conn: asyncpg.Connection,
+) -> None:
+    quiet = "updated_at = now() - interval '5 minutes'"
+    stale = "claimed_at = now() - interval '11 minutes', claimed_by = 'dead'"
+    await add_tenant_episode(conn, "lost", "l-1", "queued", quiet)  # its wake-up was lost
+    await add_tenant_episode(conn, "lost", "l-2", "queued", "updated_at = now() - interval '1 day'")
+    await add_tenant_episode(conn, "busy", "b-1", "processing", "claimed_at = now()")
+    await add_tenant_episode(conn, "busy", "b-2", "queued", quiet)  # the writer will wake it
+    await add_tenant_episode(conn, "recent", "r-1", "queued")  # a wake-up may be on its way
+    await add_tenant_episode(conn, "dead", "d-1", "processing", stale)
+    await add_tenant_episode(conn, "dead", "d-2", "queued", quiet)
+    sent: list[EpisodeCompleted] = []
+
+    report = await sweep_once(conn, Settings(), sent.extend)
+
+    # The oldest queued episode by arrival, not by last update. The orphan goes back to
+    # the queue ahead of d-2 and is itself republished, so d-2 needs no wake-up.
+    assert [e.episode_id for e in sent] == ["d-1", "l-1"]
+    assert all(not e.reprocess for e in sent)  # a wake-up: a done summary is not redone
+    why = {ep: reason for _, _, ep, reason in report.republished}
+    assert "lost wake-up" in why["l-1"] and why["d-1"] == "orphaned claim"
+    statuses = dict(await conn.fetch("SELECT episode_id, semantic_status FROM episodes"))
+    assert statuses["l-1"] == statuses["l-2"] == "queued"  # extraction claims, not the sweep
+    sent.clear()
+    await sweep_once(conn, Settings(), sent.extend)
+    assert sent == []  # touched: not sent again before another interval has passed

@@ -96,7 +96,7 @@ def test_sweep_once_republishes_to_the_input_topic_and_ends_past_the_cap(
     assert "HTTP 500" in ended["semantic_last_error"]
     assert "claim expired" in ended["semantic_last_error"]
     orphan = asyncio.run(_row(db_url, tenant, "orphan"))
-    assert (orphan["semantic_status"], orphan["claimed_by"]) == ("pending", None)
+    assert (orphan["semantic_status"], orphan["claimed_by"]) == ("queued", None)
 
 
 def test_migrate_twice_then_up_to_date(database_url: str) -> None:

@@ -2,8 +2,9 @@
 
 EpisodeCompleted events of two tenants are published back to back; an in-process
 Worker runs the extract stage; a stand-in for the writer reads facts.extracted
-(read_committed), stores the facts and marks each episode done, which is what opens the
-per-tenant gate for that tenant's next episode.
+(read_committed), stores the facts, marks each episode done and then, as the write stage
+does, publishes the wake-up of the tenant's next queued episode: that is what lets the
+per-tenant gate start it.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from streams.runtime.config import WorkerConfig
 from streams.runtime.worker import Worker
 from streams.settings import Settings
 from streams.stages.extract import create_stage
-from streams.store.episodes import mark_semantic_done
+from streams.store.episodes import mark_semantic_done, next_to_release
 from tests.db_support import TEST_EMBEDDING_DIM
 from tests.integration.stages.helpers import episode, make_deps, new_tenant
 
@@ -40,9 +41,11 @@ def moved_to(req: ExtractInput) -> RawGraph:
 
 
 async def stand_in_writer(
-    pool: Any, consumer: Consumer, want: int, seen: list[tuple[str, FactsExtracted]]
-) -> None:
-    """Store each committed FactsExtracted and mark its episode done, one at a time."""
+    pool: Any, consumer: Consumer, publisher: Publisher, want: int,
+    seen: list[tuple[str, FactsExtracted]],
+) -> None:  # fmt: skip
+    """Store each committed FactsExtracted and mark its episode done, one at a time; then
+    wake the tenant's next queued episode."""
     while len(seen) < want:
         for msg in await asyncio.to_thread(consumer.consume, 100, 0.2):
             if msg.error() is not None:
@@ -64,6 +67,11 @@ async def stand_in_writer(
                         f.kind.value, f.confidence, out.episode_id,
                     )  # fmt: skip
                 await mark_semantic_done(conn, out.dataset, out.project_id, out.episode_id)
+            async with pool.acquire() as conn:
+                wake_up = await next_to_release(conn, out.dataset, out.project_id, 600.0)
+            if wake_up is not None:
+                publisher.publish(wake_up)
+                await asyncio.to_thread(publisher.flush)
 
 
 async def test_extract_runs_through_the_runtime_in_tenant_order(
@@ -98,12 +106,14 @@ async def test_extract_runs_through_the_runtime_in_tenant_order(
     })  # fmt: skip
     consumer.subscribe([settings.topic("facts.extracted")])
     seen: list[tuple[str, FactsExtracted]] = []
+    waker = Publisher(settings)
     try:
-        await asyncio.wait_for(stand_in_writer(es_pool, consumer, 4, seen), 90)
+        await asyncio.wait_for(stand_in_writer(es_pool, consumer, waker, 4, seen), 90)
     finally:
         worker.stop()
         assert await asyncio.wait_for(running, 60) == 0
         consumer.close()
+        waker.close()
 
     by_episode = {out.episode_id: (key, out) for key, out in seen}
     assert len(seen) == 4 and set(by_episode) == {"ep-0", "ep-1", "ep-2", "ep-q"}
@@ -117,6 +127,7 @@ async def test_extract_runs_through_the_runtime_in_tenant_order(
 
     # The gate: each of the busy tenant's extractions saw the previous one's result, as
     # one-at-a-time processing would; the quiet tenant saw none of it.
+    assert len(deps.models.extractor.requests) == 4  # each episode extracted once
     requests = {r.scope.episode_id + r.scope.dataset: r for r in deps.models.extractor.requests}
     assert requests["ep-1" + busy[0]].recent_facts == ["user lives in oslo"]
     assert requests["ep-2" + busy[0]].recent_facts == ["user lives in berlin"]

@@ -1,4 +1,4 @@
-"""The extract handler and the episode ledger: done, skipped, failed, claimed, gated."""
+"""The extract handler and the episode ledger: done, skipped, failed, claimed, parked."""
 
 from __future__ import annotations
 
@@ -12,7 +12,12 @@ from pydantic import BaseModel
 from streams.errors import TransientError
 from streams.model.ports import ExtractInput, RawClaim, RawGraph
 from streams.stages.extract import create_stage
-from streams.store.episodes import mark_semantic_done
+from streams.store.episodes import (
+    claim_next,
+    enqueue_episode,
+    mark_semantic_done,
+    next_to_release,
+)
 from tests.integration.stages.helpers import CTX, episode, make_deps, new_tenant
 
 
@@ -23,6 +28,12 @@ async def ledger(pool: Any, ev: Any) -> Any:
             " FROM episodes WHERE dataset = $1 AND project_id = $2 AND episode_id = $3",
             ev.dataset, ev.project_id, ev.episode_id,
         )  # fmt: skip
+
+
+def rec(offset: int) -> Any:
+    """The context of the consumed record at ``offset`` (each record its own offset: a
+    worker handling the same record again takes its own claim back)."""
+    return replace(CTX, offset=offset)
 
 
 def lives_in(city: str) -> Any:
@@ -36,15 +47,15 @@ async def test_a_done_episode_is_skipped_unless_reprocess(es_pool: Any) -> None:
     deps = make_deps(es_pool, extract=lives_in("berlin"))
     stage = create_stage(deps)
     ev = episode(new_tenant())
-    assert len(await stage.handle(ev, CTX)) == 1
+    assert len(await stage.handle(ev, rec(1))) == 1
     async with es_pool.acquire() as conn:
         await mark_semantic_done(conn, ev.dataset, ev.project_id, ev.episode_id)
 
-    assert await stage.handle(ev, CTX) == []  # redelivered: nothing again, no model call
+    assert await stage.handle(ev, rec(2)) == []  # published again: nothing again, no model call
     assert len(deps.models.extractor.requests) == 1
     assert (await ledger(es_pool, ev))["semantic_status"] == "done"
 
-    again = await stage.handle(ev.model_copy(update={"reprocess": True}), CTX)
+    again = await stage.handle(ev.model_copy(update={"reprocess": True}), rec(3))
     assert len(again) == 1 and len(deps.models.extractor.requests) == 2
 
 
@@ -96,19 +107,21 @@ async def test_a_fresh_claim_by_another_worker_is_left_alone(es_pool: Any) -> No
     assert (await ledger(es_pool, ev))["claimed_by"] == "worker-a"
 
 
-async def test_the_gate_holds_a_tenants_next_episode_but_not_other_tenants(es_pool: Any) -> None:
+async def test_the_gate_parks_a_tenants_next_episode_and_the_writer_wakes_it(
+    es_pool: Any,
+) -> None:
     tenant = new_tenant()
     deps = make_deps(es_pool, extract=lives_in("berlin"))
     stage = create_stage(deps)
     first, second = episode(tenant), episode(tenant)
-    assert len(await stage.handle(first, CTX)) == 1  # in flight until the writer is done
+    assert len(await stage.handle(first, rec(1))) == 1  # in flight until the writer is done
 
-    waiting = asyncio.create_task(stage.handle(second, CTX))
-    other = await asyncio.wait_for(stage.handle(episode(new_tenant()), CTX), 5)
+    # The next episode is parked at once: no waiting, no model call, nothing published.
+    assert await asyncio.wait_for(stage.handle(second, rec(2)), 5) == []
+    assert len(deps.models.extractor.requests) == 1
+    assert (await ledger(es_pool, second))["semantic_status"] == "queued"
+    other = await asyncio.wait_for(stage.handle(episode(new_tenant()), rec(3)), 5)
     assert len(other) == 1  # another tenant flows meanwhile
-    await asyncio.sleep(0.3)
-    assert not waiting.done() and len(deps.models.extractor.requests) == 2
-    assert (await ledger(es_pool, second))["semantic_status"] == "pending"
 
     async with es_pool.acquire() as conn, conn.transaction():  # what the writer does
         await conn.execute(
@@ -118,10 +131,56 @@ async def test_the_gate_holds_a_tenants_next_episode_but_not_other_tenants(es_po
             *tenant, first.episode_id,
         )  # fmt: skip
         await mark_semantic_done(conn, first.dataset, first.project_id, first.episode_id)
-    out = await asyncio.wait_for(waiting, 5)
-    assert len(out) == 1 and len(deps.models.extractor.requests) == 3
+    async with es_pool.acquire() as conn:  # ... and, after its commit, the wake-up it sends
+        wake_up = await next_to_release(conn, *tenant, deps.settings.claim_timeout_s)
+    assert wake_up is not None and wake_up.event_id == second.event_id
+    out = await stage.handle(wake_up, rec(4))
+    assert [(o.episode_id, o.source_event_id) for o in out] == [  # type: ignore[attr-defined]
+        (second.episode_id, second.event_id)
+    ]
     # The second extraction saw what the first one wrote: one-at-a-time semantics.
     assert "user lives in berlin" in deps.models.extractor.requests[2].recent_facts
+    # A duplicate wake-up finds the episode in flight and changes nothing.
+    assert await stage.handle(wake_up, rec(5)) == [] and len(deps.models.extractor.requests) == 3
+
+
+async def test_a_record_starts_its_tenants_oldest_queued_episode(es_pool: Any) -> None:
+    tenant = new_tenant()
+    deps = make_deps(es_pool, extract=lives_in("oslo"))
+    parked, arriving = episode(tenant), episode(tenant)
+    async with es_pool.acquire() as conn:  # parked earlier; its wake-up was lost
+        await enqueue_episode(conn, parked)
+    out = await create_stage(deps).handle(arriving, CTX)
+    assert [(o.episode_id, o.source_event_id) for o in out] == [  # type: ignore[attr-defined]
+        (parked.episode_id, parked.event_id)
+    ]
+    assert (await ledger(es_pool, parked))["semantic_status"] == "processing"
+    assert (await ledger(es_pool, arriving))["semantic_status"] == "queued"
+
+
+async def test_skipped_and_failed_episodes_let_the_next_one_start_in_the_same_call(
+    es_pool: Any,
+) -> None:
+    tenant = new_tenant()
+    empty, failing, good = episode(tenant, []), episode(tenant, ["boom"]), episode(tenant)
+
+    def model(req: ExtractInput) -> RawGraph:
+        if req.scope.episode_id == failing.episode_id:
+            raise RuntimeError("503 after 4 attempts")
+        return lives_in("rome")(req)
+
+    deps = make_deps(es_pool, extract=model)
+    async with es_pool.acquire() as conn:
+        for ev in (empty, failing):
+            await enqueue_episode(conn, ev)
+    out = await create_stage(deps).handle(good, CTX)
+    assert [o.episode_id for o in out] == [good.episode_id]  # type: ignore[attr-defined]
+    assert [r.scope.episode_id for r in deps.models.extractor.requests] == [
+        failing.episode_id, good.episode_id,
+    ]  # fmt: skip
+    assert (await ledger(es_pool, empty))["semantic_status"] == "skipped"
+    row = await ledger(es_pool, failing)
+    assert row["semantic_status"] == "failed" and row["semantic_retry_count"] == 1
 
 
 class BlipGraph(BaseModel):
@@ -132,15 +191,18 @@ class BlipGraph(BaseModel):
         raise TransientError("connection reset while guarding")
 
 
-async def test_a_transient_error_keeps_the_claim_until_the_last_attempt(es_pool: Any) -> None:
+async def test_a_transient_error_hands_the_claim_back_until_the_last_attempt(
+    es_pool: Any,
+) -> None:
     deps = make_deps(es_pool, extract=lambda _: BlipGraph(), transient_max_attempts=3)
     stage = create_stage(deps)
     ev = episode(new_tenant())
     for attempt in (1, 2):
         with pytest.raises(TransientError):
             await stage.handle(ev, replace(CTX, attempt=attempt))
-        row = await ledger(es_pool, ev)  # the runtime retries; the same record re-claims
-        assert row["semantic_status"] == "processing" and row["semantic_retry_count"] == 0
+        row = await ledger(es_pool, ev)  # the runtime retries; that retry claims it first
+        assert row["semantic_status"] == "queued" and row["semantic_retry_count"] == 0
+    assert len(deps.models.extractor.requests) == 2
     with pytest.raises(TransientError):
         await stage.handle(ev, replace(CTX, attempt=3))
     row = await ledger(es_pool, ev)  # dead-lettered next: counted, and the gate is open
@@ -157,6 +219,24 @@ async def test_a_bug_after_the_claim_is_counted_as_a_failure(es_pool: Any) -> No
     assert row["semantic_status"] == "failed" and row["semantic_retry_count"] == 1
 
 
+async def test_a_record_redelivered_after_a_crash_takes_its_claim_back(es_pool: Any) -> None:
+    """kill -9 mid-extraction leaves the claim and no committed output; the restarted
+    worker (its stable instance id) is handed the same record again and carries on."""
+    deps = make_deps(es_pool, extract=lives_in("berlin"), worker_id="extract-0")
+    tenant = new_tenant()
+    ev, nxt = episode(tenant), episode(tenant)
+    timeout = deps.settings.claim_timeout_s
+    async with es_pool.acquire() as conn:  # what the killed handler of CTX's record did
+        await enqueue_episode(conn, ev)
+        record = f"{CTX.topic}/{CTX.partition}/{CTX.offset}"
+        assert await claim_next(conn, *tenant, "extract-0", timeout, record=record) == ev
+    stage = create_stage(deps)
+    assert await stage.handle(nxt, replace(CTX, offset=CTX.offset + 1)) == []  # gated
+    out = await asyncio.wait_for(stage.handle(ev, CTX), 5)
+    assert [o.episode_id for o in out] == [ev.episode_id]  # type: ignore[attr-defined]
+    assert len(deps.models.extractor.requests) == 1
+
+
 async def test_cancellation_mid_extraction_hands_the_claim_back(es_pool: Any) -> None:
     deps = make_deps(es_pool, extract=lives_in("berlin"), worker_id="leaving")
     deps.models.extractor.delay_s = 30
@@ -171,7 +251,7 @@ async def test_cancellation_mid_extraction_hands_the_claim_back(es_pool: Any) ->
     with pytest.raises(asyncio.CancelledError):
         await task
     row = await ledger(es_pool, ev)
-    assert row["semantic_status"] == "pending" and row["semantic_retry_count"] == 0
+    assert row["semantic_status"] == "queued" and row["semantic_retry_count"] == 0
     # The next owner of the partition takes it at once, not after the claim timeout.
     other = make_deps(es_pool, extract=lives_in("berlin"), worker_id="next-owner")
     assert len(await asyncio.wait_for(create_stage(other).handle(ev, CTX), 5)) == 1

@@ -9,6 +9,7 @@ import pytest
 from streams.model.ports import EmbedInput, SummarizeInput, SummaryOutput
 from streams.model.scripted import hashed_vector
 from streams.stages.summarize import create_stage
+from streams.store.episodes import enqueue_episode, next_to_release
 from tests.db_support import TEST_EMBEDDING_DIM
 from tests.integration.stages.helpers import CTX, episode, make_deps, new_tenant
 
@@ -57,6 +58,23 @@ async def test_summary_and_embedding_are_stored_once(es_pool: Any) -> None:
 
     assert await stage.handle(ev, CTX) == []  # redelivered: a done summary is not redone
     assert len(deps.models.summarizer.requests) == 1 and len(deps.models.embedder.requests) == 1
+
+
+async def test_a_gate_wake_up_does_not_redo_a_done_summary(es_pool: Any) -> None:
+    """The writer's wake-up of a queued episode (and the sweep's) is a copy rebuilt from
+    the ledger row on episodes.completed, which this stage consumes too."""
+    deps = make_deps(es_pool)
+    stage = create_stage(deps)
+    ev = episode(new_tenant())
+    assert await stage.handle(ev, CTX) == []
+    async with es_pool.acquire() as conn:
+        await enqueue_episode(conn, ev)
+        wake_up = await next_to_release(conn, ev.dataset, ev.project_id, 600.0)
+    assert wake_up is not None and wake_up.event_id == ev.event_id and not wake_up.reprocess
+    assert await stage.handle(wake_up, CTX) == []
+    assert len(deps.models.summarizer.requests) == 1 and len(deps.models.embedder.requests) == 1
+    row = await episode_row(es_pool, ev)
+    assert (row["status"], row["retry_count"], row["semantic_status"]) == ("done", 0, "queued")
 
 
 async def test_summarisation_failure_is_counted_then_retried(es_pool: Any) -> None:

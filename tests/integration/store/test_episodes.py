@@ -1,4 +1,5 @@
-"""The episode ledger: claims, the per-tenant gate, failure counting, summary columns."""
+"""The episode ledger: the per-tenant queue (park, claim, release), failure counting,
+summary columns."""
 
 from __future__ import annotations
 
@@ -8,12 +9,14 @@ from typing import Any
 
 import pytest
 
+from streams.events import EpisodeCompleted
 from streams.store import episodes
 from streams.store.db import create_pool
 from tests.db_support import create_fresh_database
 from tests.integration.stages.helpers import episode, new_tenant
 
 TIMEOUT = 600.0
+STALE = "claimed_at = now() - interval '11 minutes'"
 
 
 @pytest.fixture(scope="module")
@@ -31,14 +34,27 @@ async def row(pool: Any, ev: Any) -> Any:
         )  # fmt: skip
 
 
-async def claim(pool: Any, ev: Any, worker: str = "w1") -> episodes.ClaimResult:
+async def enqueue(pool: Any, *evs: EpisodeCompleted) -> list[str]:
     async with pool.acquire() as conn:
-        return await episodes.try_claim_extraction(conn, ev, worker, TIMEOUT)
+        return [await episodes.enqueue_episode(conn, ev) for ev in evs]
 
 
-async def upsert(pool: Any, ev: Any) -> None:
+async def claim(pool: Any, tenant: tuple[str, str], worker: str = "w1") -> str | None:
+    """claim_next; the claimed episode's id, or None."""
     async with pool.acquire() as conn:
-        await episodes.upsert_episode(conn, ev)
+        got = await episodes.claim_next(conn, *tenant, worker, TIMEOUT)
+    return None if got is None else got.episode_id
+
+
+async def released(pool: Any, tenant: tuple[str, str]) -> str | None:
+    async with pool.acquire() as conn:
+        got = await episodes.next_to_release(conn, *tenant, TIMEOUT)
+    return None if got is None else got.episode_id
+
+
+async def done(pool: Any, ev: EpisodeCompleted) -> None:
+    async with pool.acquire() as conn:
+        await episodes.mark_semantic_done(conn, ev.dataset, ev.project_id, ev.episode_id)
 
 
 async def set_cols(pool: Any, ev: Any, sql: str) -> None:
@@ -50,132 +66,176 @@ async def set_cols(pool: Any, ev: Any, sql: str) -> None:
         )  # fmt: skip
 
 
-async def test_claim_marks_processing_with_worker_and_time(ledger_pool: Any) -> None:
-    ev = episode(new_tenant())
-    await upsert(ledger_pool, ev)
-    assert (await claim(ledger_pool, ev)).claimed
-    r = await row(ledger_pool, ev)
-    assert r["semantic_status"] == "processing" and r["claimed_by"] == "w1"
-    assert r["claimed_at"] is not None and r["claim_event_id"] == ev.event_id
+def tenant_of(ev: EpisodeCompleted) -> tuple[str, str]:
+    return ev.dataset, ev.project_id
 
 
-async def test_done_or_skipped_is_not_claimed_unless_reprocess(ledger_pool: Any) -> None:
+async def test_claim_next_starts_the_oldest_queued_episode(ledger_pool: Any) -> None:
+    tenant = new_tenant()
+    first = episode(tenant, ["I moved to Oslo."], episode_id="ep-b")
+    second = episode(tenant, ["I moved to Rome."], episode_id="ep-a")  # names sort first
+    assert await enqueue(ledger_pool, first, second) == ["queued", "queued"]
+
+    async with ledger_pool.acquire() as conn:
+        claimed = await episodes.claim_next(conn, *tenant, "w1", TIMEOUT)
+    # The oldest by arrival, rebuilt from its row with its own event id and transcript.
+    assert claimed == first
+    r = await row(ledger_pool, first)
+    assert (r["semantic_status"], r["claimed_by"], r["claim_event_id"]) == (
+        "processing", "w1", first.event_id,
+    )  # fmt: skip
+    assert r["claimed_at"] is not None
+    assert (await row(ledger_pool, second))["semantic_status"] == "queued"
+
+
+async def test_a_fresh_claim_holds_the_tenant_and_done_lets_the_next_in_order(
+    ledger_pool: Any,
+) -> None:
+    tenant = new_tenant()
+    evs = [episode(tenant, [f"move {i}"], episode_id=f"ep-{i}") for i in range(4)]
+    other = episode(new_tenant())
+    await enqueue(ledger_pool, *evs, other)
+    order = []
+    for ev in evs:
+        assert await claim(ledger_pool, tenant) == ev.episode_id
+        order.append(ev.episode_id)
+        # In flight: nothing else of the tenant starts, nothing is due to be woken.
+        assert await claim(ledger_pool, tenant, "w2") is None
+        assert await released(ledger_pool, tenant) is None
+        await done(ledger_pool, ev)
+        nxt = evs[len(order)].episode_id if len(order) < len(evs) else None
+        assert await released(ledger_pool, tenant) == nxt  # what the writer wakes
+    assert order == ["ep-0", "ep-1", "ep-2", "ep-3"]
+    # Another tenant was never held by any of it.
+    assert await claim(ledger_pool, tenant_of(other)) == other.episode_id
+
+
+async def test_a_stale_claim_blocks_nothing_and_runs_again_first(ledger_pool: Any) -> None:
+    tenant = new_tenant()
+    dead, nxt = episode(tenant), episode(tenant)
+    await enqueue(ledger_pool, dead, nxt)
+    assert await claim(ledger_pool, tenant, "dead-worker") == dead.episode_id
+    await set_cols(ledger_pool, dead, STALE)
+    # Its worker died or was fenced as a zombie, so its output never landed: it runs
+    # again BEFORE the later episode, which must not overtake it (chaos drill finding).
+    assert await claim(ledger_pool, tenant) == dead.episode_id
+    assert (await row(ledger_pool, dead))["claimed_by"] == "w1"
+    assert (await row(ledger_pool, nxt))["semantic_status"] == "queued"
+
+
+async def test_done_and_skipped_stay_unless_reprocess(ledger_pool: Any) -> None:
     tenant = new_tenant()
     for status in ("done", "skipped"):
         ev = episode(tenant)
-        await upsert(ledger_pool, ev)
+        await enqueue(ledger_pool, ev)
         await set_cols(ledger_pool, ev, f"semantic_status = '{status}'")
-        result = await claim(ledger_pool, ev)
-        assert result.outcome is episodes.ClaimOutcome.ALREADY_FINISHED
-        assert (await row(ledger_pool, ev))["semantic_status"] == status
-        again = ev.model_copy(update={"reprocess": True})
-        assert (await claim(ledger_pool, again)).claimed
-        await set_cols(ledger_pool, ev, "semantic_status = 'done'")  # let the gate open
+        assert await enqueue(ledger_pool, ev) == [status]  # a duplicate or a wake-up
+        assert await claim(ledger_pool, tenant) is None
+        assert await enqueue(ledger_pool, ev.model_copy(update={"reprocess": True})) == ["queued"]
+        assert await claim(ledger_pool, tenant) == ev.episode_id
+        await done(ledger_pool, ev)
 
 
-async def test_fresh_claim_by_another_worker_is_not_taken(ledger_pool: Any) -> None:
-    ev = episode(new_tenant())
-    await upsert(ledger_pool, ev)
-    assert (await claim(ledger_pool, ev, "w1")).claimed
-    other = await claim(ledger_pool, ev, "w2")
-    assert other.outcome is episodes.ClaimOutcome.CLAIMED_ELSEWHERE and "w1" in other.detail
-    # Even an event asking to reprocess does not take a fresh claim.
-    forced = await claim(ledger_pool, ev.model_copy(update={"reprocess": True}), "w2")
-    assert forced.outcome is episodes.ClaimOutcome.CLAIMED_ELSEWHERE
+async def test_a_failed_episode_is_queued_again_and_keeps_its_place(ledger_pool: Any) -> None:
+    tenant = new_tenant()
+    failing, later = episode(tenant), episode(tenant)
+    await enqueue(ledger_pool, failing)
+    assert await claim(ledger_pool, tenant) == failing.episode_id
+    async with ledger_pool.acquire() as conn:
+        assert await episodes.mark_semantic_failed(conn, failing, "w1", "503")
+    await enqueue(ledger_pool, later)
+    assert await enqueue(ledger_pool, failing) == ["queued"]  # the sweep republished it
+    assert await claim(ledger_pool, tenant) == failing.episode_id  # arrived first
+    r = await row(ledger_pool, failing)
+    assert r["semantic_retry_count"] == 1 and r["semantic_last_error"] is None
+
+
+async def test_a_claim_stays_even_for_reprocess_and_a_stale_one_is_taken_over(
+    ledger_pool: Any,
+) -> None:
+    tenant = new_tenant()
+    ev = episode(tenant)
+    await enqueue(ledger_pool, ev)
+    assert await claim(ledger_pool, tenant) == ev.episode_id
+    again = ev.model_copy(update={"reprocess": True})
+    assert await enqueue(ledger_pool, again) == ["processing"]
     assert (await row(ledger_pool, ev))["claimed_by"] == "w1"
+    await set_cols(ledger_pool, ev, STALE)
+    assert await enqueue(ledger_pool, ev) == ["processing"]  # the claim is claim_next's
+    assert await claim(ledger_pool, tenant, "w2") == ev.episode_id  # its worker died
+    r = await row(ledger_pool, ev)
+    assert (r["claimed_by"], r["semantic_retry_count"]) == ("w2", 1)  # counted, as the sweep
 
 
-async def test_claim_is_reentrant_for_the_same_worker_and_event_only(ledger_pool: Any) -> None:
-    ev = episode(new_tenant())
-    await upsert(ledger_pool, ev)
-    assert (await claim(ledger_pool, ev, "w1")).claimed
-    assert (await claim(ledger_pool, ev, "w1")).claimed  # a runtime retry of this record
-    duplicate = ev.model_copy(update={"event_id": "another-publish"})
-    assert not (await claim(ledger_pool, duplicate, "w1")).claimed
+async def test_released_claim_is_first_in_line(ledger_pool: Any) -> None:
+    tenant = new_tenant()
+    first, second = episode(tenant), episode(tenant)
+    await enqueue(ledger_pool, first, second)
+    async with ledger_pool.acquire() as conn:
+        claimed = await episodes.claim_next(conn, *tenant, "leaving", TIMEOUT)
+        assert claimed is not None
+        assert not await episodes.release_claim(conn, claimed, "someone-else")
+        assert await episodes.release_claim(conn, claimed, "leaving")
+    r = await row(ledger_pool, first)
+    assert (r["semantic_status"], r["semantic_retry_count"]) == ("queued", 0)
+    assert await claim(ledger_pool, tenant, "next-owner") == first.episode_id
 
 
-async def test_orphaned_claim_is_reclaimed(ledger_pool: Any) -> None:
-    ev = episode(new_tenant())
-    await upsert(ledger_pool, ev)
-    assert (await claim(ledger_pool, ev, "dead-worker")).claimed
-    await set_cols(ledger_pool, ev, "claimed_at = now() - interval '11 minutes'")
-    assert (await claim(ledger_pool, ev, "w2")).claimed
-    assert (await row(ledger_pool, ev))["claimed_by"] == "w2"
+async def test_a_claim_is_taken_back_by_the_same_worker_for_the_same_record_only(
+    ledger_pool: Any,
+) -> None:
+    tenant = new_tenant()
+    ev, later = episode(tenant), episode(tenant)
+    await enqueue(ledger_pool, ev, later)
 
-
-async def test_failure_is_counted_with_its_error(ledger_pool: Any) -> None:
-    ev = episode(new_tenant())
-    await upsert(ledger_pool, ev)
-    for attempt in (1, 2):
-        assert (await claim(ledger_pool, ev)).claimed  # failed is claimable again
+    async def take(worker: str, record: str) -> str | None:
         async with ledger_pool.acquire() as conn:
-            assert await episodes.mark_semantic_failed(conn, ev, "w1", f"boom {attempt}")
-        r = await row(ledger_pool, ev)
-        assert r["semantic_status"] == "failed" and r["semantic_retry_count"] == attempt
-        assert r["semantic_last_error"] == f"boom {attempt}"
+            got = await episodes.claim_next(conn, *tenant, worker, TIMEOUT, record=record)
+        return None if got is None else got.episode_id
+
+    assert await take("extract-0", "t/0/5") == ev.episode_id
+    # The same record again on the same worker (restarted with its stable instance id):
+    # its output never committed, so the claim it took is its to finish.
+    assert await take("extract-0", "t/0/5") == ev.episode_id
+    assert await take("extract-0", "t/0/6") is None  # the next record waits at the gate
+    assert await take("extract-1", "t/0/5") is None  # another worker does not take it
+    r = await row(ledger_pool, ev)
+    assert (r["claimed_by"], r["claim_record"]) == ("extract-0", "t/0/5")
+
+
+async def test_concurrent_claimers_start_one_episode(ledger_pool: Any) -> None:
+    tenant = new_tenant()
+    await enqueue(ledger_pool, *[episode(tenant) for _ in range(3)])
+    got = await asyncio.gather(*(claim(ledger_pool, tenant, f"w{i}") for i in range(5)))
+    assert len([g for g in got if g is not None]) == 1
+    async with ledger_pool.acquire() as conn:
+        processing = await conn.fetchval(
+            "SELECT count(*) FROM episodes WHERE dataset = $1 AND project_id = $2"
+            " AND semantic_status = 'processing'",
+            *tenant,
+        )  # fmt: skip
+    assert processing == 1
 
 
 async def test_a_worker_that_lost_its_claim_does_not_count_a_failure(ledger_pool: Any) -> None:
-    ev = episode(new_tenant())
-    await upsert(ledger_pool, ev)
-    assert (await claim(ledger_pool, ev, "w1")).claimed
-    await set_cols(ledger_pool, ev, "claimed_at = now() - interval '11 minutes'")
-    assert (await claim(ledger_pool, ev, "w2")).claimed
+    tenant = new_tenant()
+    ev = episode(tenant)
+    await enqueue(ledger_pool, ev)
+    assert await claim(ledger_pool, tenant, "w1") == ev.episode_id
+    await set_cols(ledger_pool, ev, STALE)
+    assert await claim(ledger_pool, tenant, "w2") == ev.episode_id  # 1 retry: taken over
     async with ledger_pool.acquire() as conn:
         assert not await episodes.mark_semantic_failed(conn, ev, "w1", "late failure")
+        assert await episodes.mark_semantic_failed(conn, ev, "w2", "boom")
     r = await row(ledger_pool, ev)
-    assert r["semantic_status"] == "processing" and r["semantic_retry_count"] == 0
-
-
-async def test_gate_blocks_the_same_tenant_until_the_writer_marks_done(ledger_pool: Any) -> None:
-    tenant = new_tenant()
-    first, second = episode(tenant), episode(tenant)
-    other_tenant = episode(new_tenant())
-    for ev in (first, second, other_tenant):
-        await upsert(ledger_pool, ev)
-    assert (await claim(ledger_pool, first)).claimed
-
-    blocked = await claim(ledger_pool, second)
-    assert blocked.outcome is episodes.ClaimOutcome.BLOCKED and first.episode_id in blocked.detail
-    assert (await claim(ledger_pool, other_tenant)).claimed  # another tenant is not held
-
-    waiter = asyncio.create_task(
-        episodes.claim_extraction(ledger_pool, second, "w1", TIMEOUT, max_delay_s=0.05)
-    )
-    await asyncio.sleep(0.3)
-    assert not waiter.done()
-    assert (await row(ledger_pool, second))["semantic_status"] == "pending"
-    async with ledger_pool.acquire() as conn:
-        await episodes.mark_semantic_done(conn, *tenant, first.episode_id)
-    result = await asyncio.wait_for(waiter, 5)
-    assert result.claimed
-    assert (await row(ledger_pool, first))["semantic_status"] == "done"
-
-
-async def test_gate_ignores_a_stale_claim(ledger_pool: Any) -> None:
-    tenant = new_tenant()
-    dead, nxt = episode(tenant), episode(tenant)
-    for ev in (dead, nxt):
-        await upsert(ledger_pool, ev)
-    assert (await claim(ledger_pool, dead, "dead-worker")).claimed
-    await set_cols(ledger_pool, dead, "claimed_at = now() - interval '11 minutes'")
-    assert (await claim(ledger_pool, nxt)).claimed
-
-
-async def test_gate_does_not_delay_an_episode_that_is_already_done(ledger_pool: Any) -> None:
-    tenant = new_tenant()
-    busy, finished = episode(tenant), episode(tenant)
-    for ev in (busy, finished):
-        await upsert(ledger_pool, ev)
-    await set_cols(ledger_pool, finished, "semantic_status = 'done'")
-    assert (await claim(ledger_pool, busy)).claimed
-    result = await claim(ledger_pool, finished)
-    assert result.outcome is episodes.ClaimOutcome.ALREADY_FINISHED
+    assert (r["semantic_status"], r["semantic_retry_count"], r["semantic_last_error"]) == (
+        "failed", 2, "boom",
+    )  # fmt: skip
 
 
 async def test_skipped_and_summary_columns(ledger_pool: Any) -> None:
     ev = episode(new_tenant())
-    await upsert(ledger_pool, ev)
+    await enqueue(ledger_pool, ev)
     key = (ev.dataset, ev.project_id, ev.episode_id)
     async with ledger_pool.acquire() as conn:
         await episodes.mark_semantic_skipped(conn, *key, "no messages in the window")
@@ -193,9 +253,11 @@ async def test_skipped_and_summary_columns(ledger_pool: Any) -> None:
 async def test_upsert_refreshes_the_transcript_and_keeps_statuses(ledger_pool: Any) -> None:
     tenant = new_tenant()
     ev = episode(tenant, ["first"], episode_id="ep-fixed")
-    await upsert(ledger_pool, ev)
+    async with ledger_pool.acquire() as conn:
+        await episodes.upsert_episode(conn, ev)
+    assert (await row(ledger_pool, ev))["semantic_status"] == "pending"  # summarize's upsert
     await set_cols(ledger_pool, ev, "semantic_status = 'done', status = 'done'")
-    await upsert(ledger_pool, episode(tenant, ["first", "ok", "second"], episode_id="ep-fixed"))
+    await enqueue(ledger_pool, episode(tenant, ["first", "ok", "second"], episode_id="ep-fixed"))
     r = await row(ledger_pool, ev)
     assert [m["content"] for m in r["transcript"]] == ["first", "ok", "second"]
     assert (r["semantic_status"], r["status"], r["to_seq"]) == ("done", "done", 3)

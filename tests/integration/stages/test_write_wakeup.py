@@ -1,0 +1,56 @@
+"""The writer wakes the tenant's next queued episode after its commit (the per-tenant gate
+releases, streams/store/episodes.py), also when the record is redelivered."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from streams.runtime.stage import Routed
+from streams.settings import Settings
+from streams.stages.write import create_stage
+from streams.store.db import create_pool
+from streams.store.episodes import claim_next, enqueue_episode
+from tests.db_support import create_fresh_database
+from tests.integration.stages.helpers import episode
+from tests.integration.stages.judge_write_support import (
+    cand,
+    ctx,
+    deps,
+    fact,
+    judged,
+    new_tenant,
+    seed_episode,
+)
+
+
+@pytest.fixture(scope="module")
+async def pool(database_url: str) -> AsyncIterator[Any]:
+    p = await create_pool(await create_fresh_database(database_url), max_size=6)
+    yield p
+    await p.close()
+
+
+async def test_the_writer_wakes_the_next_queued_episode_even_on_redelivery(pool: Any) -> None:
+    settings = Settings(topic_prefix="t-wake.")
+    writer = create_stage(deps(settings, pool))
+    t = new_tenant()
+    await seed_episode(pool, t, "e1")  # in flight: claimed by extraction
+    parked = [episode(t, [f"I moved to {c}."], episode_id=f"e{i}") for i, c in
+              [(2, "Oslo"), (3, "Rome")]]  # fmt: skip
+    async with pool.acquire() as conn:
+        for ev in parked:
+            await enqueue_episode(conn, ev)
+    event = judged(t, [cand(fact("user", "lives in", "berlin"))], episode="e1")
+
+    out = await writer.handle(event, ctx(7))
+    wake_up = Routed(settings.topic("episodes.completed"), parked[0], f"{t[0]}:{t[1]}")
+    assert out == [wake_up]  # the oldest queued one, rebuilt from its row (same event id)
+    # Redelivered (the crash came between the commit and the produce): a no-op for the
+    # facts, but the wake-up is returned again.
+    assert await writer.handle(event, ctx(7)) == [wake_up]
+    async with pool.acquire() as conn:
+        assert await claim_next(conn, *t, "w", settings.claim_timeout_s) == parked[0]
+    assert await writer.handle(event, ctx(7)) == []  # e2 in flight: nothing to wake
