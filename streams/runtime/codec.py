@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -34,13 +33,13 @@ def decode(value: bytes | None, model: type[M], max_bytes: int) -> M:
         text = value.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise DecodeError("not_utf8", str(exc)) from exc
+    # pydantic's own JSON parser: ~6x faster than json.loads + model_validate on events
+    # carrying embeddings (bench/); a JSON syntax error is its "json_invalid" error.
     try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DecodeError("bad_json", str(exc)) from exc
-    try:
-        return model.model_validate(obj)
+        return model.model_validate_json(text)
     except ValidationError as exc:
+        if any(e["type"] == "json_invalid" for e in exc.errors()):
+            raise DecodeError("bad_json", str(exc)) from exc
         raise DecodeError("invalid_schema", str(exc)) from exc
 
 

@@ -10,6 +10,7 @@ the first. The result maps raw names to canonical ones, applied to every fact.
 from __future__ import annotations
 
 import math
+import operator
 import re
 import unicodedata
 from collections.abc import Mapping, Sequence
@@ -82,9 +83,13 @@ class Plan:
 
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    dot = sum(x * y for x, y in zip(a, b, strict=True))
-    na = math.sqrt(sum(x * x for x in a))
-    nb = math.sqrt(sum(y * y for y in b))
+    # map keeps the loops in C: ~3x faster than generators on 768 dims (bench/), and the
+    # same additions in the same order, so the same result to the last bit.
+    if len(a) != len(b):
+        raise ValueError(f"cosine of vectors of {len(a)} and {len(b)} dimensions")
+    dot = sum(map(operator.mul, a, b))
+    na = math.sqrt(sum(map(operator.mul, a, a)))
+    nb = math.sqrt(sum(map(operator.mul, b, b)))
     return dot / (na * nb) if na and nb else 0.0
 
 
