@@ -29,17 +29,7 @@ async def load_prompt_context(
 ) -> PromptContext:
     """Up to ``entity_limit`` entity names (those with recent live facts first) and the
     ``fact_limit`` most recent live facts, so names and predicates stay consistent."""
-    names = await conn.fetch(
-        "SELECT e.name FROM entities e LEFT JOIN LATERAL ("
-        "  SELECT max(f.created_at) AS last FROM facts f"
-        "  WHERE f.dataset = e.dataset AND f.project_id = e.project_id"
-        f"    AND {_live('f')}"
-        "    AND (f.subject_entity_id = e.id OR f.object_entity_id = e.id)"
-        ") l ON true"
-        " WHERE e.dataset = $1 AND e.project_id = $2"
-        " GROUP BY e.name ORDER BY max(l.last) DESC NULLS LAST, max(e.id) DESC LIMIT $3",
-        dataset, project_id, entity_limit,
-    )  # fmt: skip
+    names = await _entity_names(conn, dataset, project_id, entity_limit)
     facts = await conn.fetch(
         "SELECT subject, predicate, object FROM facts"
         f" WHERE dataset = $1 AND project_id = $2 AND {_live()}"
@@ -47,9 +37,68 @@ async def load_prompt_context(
         dataset, project_id, fact_limit,
     )  # fmt: skip
     return PromptContext(
-        entity_names=[r["name"] for r in names],
+        entity_names=names,
         recent_facts=[f"{r['subject']} {r['predicate']} {r['object']}" for r in facts],
     )
+
+
+async def _entity_names(conn: Any, dataset: str, project_id: str, limit: int) -> list[str]:
+    """Names ordered by their entities' latest live fact (as subject or object), newest
+    first, ties and then fact-less names by newest entity id.
+
+    Reads the tenant's newest ``8 * limit`` live facts; when they do not settle ``limit``
+    names (each newer than anything unread), 8x more, then all of them. Aggregating
+    every live fact took 120 ms at 100k, a probe per entity 9 s at 10k (bench/); the
+    window takes ~10 ms at any size. Same result either way."""
+    if limit <= 0:
+        return []
+    window: int | None = max(8 * limit, 256)
+    while True:
+        rows = await conn.fetch(
+            "SELECT created_at, subject_entity_id, object_entity_id FROM facts"
+            f" WHERE dataset = $1 AND project_id = $2 AND {_live()}"
+            " ORDER BY created_at DESC LIMIT $3",
+            dataset, project_id, window,
+        )  # fmt: skip
+        last_by_id: dict[int, Any] = {}
+        for r in rows:  # newest first: the first sighting of an id is its latest fact
+            for entity_id in (r["subject_entity_id"], r["object_entity_id"]):
+                if entity_id is not None:
+                    last_by_id.setdefault(entity_id, r["created_at"])
+        everything = window is None or len(rows) < window
+        cutoff = rows[-1]["created_at"] if rows else None
+        last: dict[str, Any] = {}
+        for e in await conn.fetch(
+            "SELECT id, name FROM entities WHERE dataset = $1 AND project_id = $2"
+            " AND id = ANY($3::bigint[])",
+            dataset, project_id, list(last_by_id),
+        ):  # fmt: skip
+            seen = last_by_id[e["id"]]
+            last[e["name"]] = max(seen, last.get(e["name"], seen))
+        certain = {n: t for n, t in last.items() if everything or t > cutoff}
+        if everything or window is None or len(certain) >= limit:
+            break
+        # A writer's facts share one created_at, so a window can end inside a tie.
+        window = 8 * window if window < 64 * limit else None  # LIMIT NULL: all
+    newest = {
+        r["name"]: r["top"]
+        for r in await conn.fetch(
+            "SELECT name, max(id) AS top FROM entities WHERE dataset = $1 AND project_id = $2"
+            " AND name = ANY($3::text[]) GROUP BY name",
+            dataset, project_id, list(certain),
+        )
+    }  # fmt: skip
+    ranked = sorted(certain, key=lambda n: (certain[n], newest.get(n, 0)), reverse=True)[:limit]
+    if len(ranked) < limit:  # every live fact was read: the rest have none
+        ranked += [
+            r["name"]
+            for r in await conn.fetch(
+                "SELECT name FROM entities WHERE dataset = $1 AND project_id = $2"
+                " AND NOT (name = ANY($3::text[])) GROUP BY name ORDER BY max(id) DESC LIMIT $4",
+                dataset, project_id, list(last), limit - len(ranked),
+            )
+        ]  # fmt: skip
+    return ranked
 
 
 async def load_known_entities(

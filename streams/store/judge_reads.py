@@ -1,11 +1,23 @@
 """The live facts the judge needs: those that may conflict with an episode's candidates.
 
-One query per episode. Every pair rule requires the same subject, so the search is an
-exact scan of the tenant's live facts of those subjects (btree prefix of
-``facts_live_by_subject_predicate``), never an approximate HNSW probe: a tenant filter
-on an HNSW scan can under-return, an exact scan cannot. SQL only narrows the rows
-(same predicate, same object, or cosine >= band minimum); the rules themselves are
-applied in :mod:`streams.stages.judging`.
+Every pair rule requires the same subject, and SQL only narrows the rows (same predicate,
+same object, or cosine >= band minimum); the rules themselves are applied in
+:mod:`streams.stages.judging`.
+
+A tenant with at most ``ScanTuning.exact_below`` live facts is read in one exact scan of
+its facts of those subjects. A bigger one is read in three parts, each served by an index,
+so the judge's cost does not grow with the tenant (bench/ scenario (c): the exact scan
+took ~400 ms at 100k live facts per tenant):
+
+1. same subject and predicate (rule 1): ``facts_live_by_subject_predicate``;
+2. same subject and object, for candidates that carry a validUntil (rule 2; an agreeing
+   object pairs with nothing else): ``facts_live_by_subject_lower_object``;
+3. the embedding band (rule 3): per subject, the ``BAND_NEIGHBOURS`` nearest live facts
+   with cosine >= band minimum, from :func:`streams.store.vector_search.nearest`: an exact
+   scan while the subject has at most ``ScanTuning.exact_below`` live facts, else HNSW
+   with the iterative scan (and an exact retry when it comes back short), so it never
+   under-returns. What it gives up on big subjects is HNSW's recall and band members
+   beyond the nearest ``BAND_NEIGHBOURS`` of a candidate.
 """
 
 from __future__ import annotations
@@ -14,30 +26,75 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from pgvector import Vector
+
 from streams.events import Candidate
 from streams.stages.judging import LiveFact
+from streams.store.vector_search import DEFAULT_TUNING, ScanTuning, nearest
 
-_NEAR_LIVE = """
+# Rewordings of one fact: more than this many live facts of one subject inside the band
+# of a single candidate is not a case worth reading the whole subject for.
+BAND_NEIGHBOURS = 20
+
+_LIVE = "f.invalid_at IS NULL AND (f.valid_until IS NULL OR f.valid_until > $7)"
+_COUNT = (
+    "SELECT count(*) <= $3 FROM (SELECT 1 FROM facts f WHERE f.dataset = $1"
+    " AND f.project_id = $2 AND f.invalid_at IS NULL LIMIT $3 + 1) x"
+)
+_EXACT = f"""
 WITH c AS (
-    SELECT * FROM unnest($3::text[], $4::text[], $5::text[], $6::text[])
+    SELECT * FROM unnest($3::text[], $4::text[], $5::text[], $6::vector[])
         AS c(subject, predicate, object, embedding)
 )
 SELECT DISTINCT ON (f.id) f.id, f.subject, f.predicate, f.object, f.valid_from,
        f.valid_until, f.object_entity_id, f.embedding
 FROM c
 JOIN facts f ON f.dataset = $1 AND f.project_id = $2 AND f.subject = c.subject
-WHERE f.invalid_at IS NULL
-  AND (f.valid_until IS NULL OR f.valid_until > $7)
+WHERE {_LIVE}
   AND (f.predicate = c.predicate
        OR lower(f.object) = lower(c.object)
        OR (c.embedding IS NOT NULL AND f.embedding IS NOT NULL
-           AND 1 - (f.embedding <=> c.embedding::vector) >= $8))
+           AND 1 - (f.embedding <=> c.embedding) >= $8))
 ORDER BY f.id
 """
+_SAME_PREDICATE_OR_OBJECT = f"""
+WITH c AS (
+    SELECT * FROM unnest($3::text[], $4::text[], $5::text[], $6::boolean[])
+        AS c(subject, predicate, object, ends)
+), ids AS (
+    SELECT f.id FROM c JOIN facts f ON f.dataset = $1 AND f.project_id = $2
+        AND f.subject = c.subject AND f.predicate = c.predicate
+    WHERE {_LIVE}
+    UNION
+    SELECT f.id FROM c JOIN facts f ON f.dataset = $1 AND f.project_id = $2
+        AND f.subject = c.subject AND lower(f.object) = lower(c.object)
+    WHERE c.ends AND {_LIVE}
+)
+SELECT f.id, f.subject, f.predicate, f.object, f.valid_from, f.valid_until,
+       f.object_entity_id, f.embedding
+FROM facts f JOIN ids USING (id)
+"""
+_BAND_WHERE = (
+    "t.dataset = $3 AND t.project_id = $4 AND t.subject = $5"
+    " AND t.invalid_at IS NULL AND (t.valid_until IS NULL OR t.valid_until > $6)"
+)
+_BAND_COLUMNS = (
+    "t.id, t.subject, t.predicate, t.object, t.valid_from, t.valid_until,"
+    " t.object_entity_id, t.embedding AS vec"
+)
 
 
-def _vector_text(values: Sequence[float]) -> str | None:
-    return "[" + ",".join(repr(float(v)) for v in values) + "]" if values else None
+def _live_fact(row: Any, embedding: Any) -> LiveFact:
+    return LiveFact(
+        id=row["id"],
+        subject=row["subject"],
+        predicate=row["predicate"],
+        object=row["object"],
+        valid_from=row["valid_from"],
+        valid_until=row["valid_until"],
+        object_entity_id=row["object_entity_id"],
+        embedding=embedding.to_list() if embedding is not None else None,
+    )
 
 
 async def live_facts_near(
@@ -48,32 +105,51 @@ async def live_facts_near(
     *,
     band_min: float,
     now: datetime,
+    tuning: ScanTuning = DEFAULT_TUNING,
 ) -> list[LiveFact]:
-    """Live facts sharing a subject with a candidate and a predicate, object or meaning."""
+    """Live facts sharing a subject with a candidate and a predicate, object or meaning,
+    ordered by id. ``conn`` is a connection or a pool."""
     if not candidates:
         return []
+    if hasattr(conn, "acquire"):  # a pool: one connection for the reads below
+        async with conn.acquire() as c:
+            return await live_facts_near(
+                c, dataset, project_id, candidates, band_min=band_min, now=now, tuning=tuning
+            )
+    # A hair below the band so float4 rounding never hides a pair at its edge.
+    band = band_min - 1e-6
+    if await conn.fetchval(_COUNT, dataset, project_id, tuning.exact_below):
+        rows = await conn.fetch(
+            _EXACT, dataset, project_id,
+            [c.fact.subject for c in candidates], [c.fact.predicate for c in candidates],
+            [c.fact.object for c in candidates],
+            [Vector(list(c.embedding)) if c.embedding else None for c in candidates],
+            now, band,
+        )  # fmt: skip
+        return [_live_fact(r, r["embedding"]) for r in rows]
     rows = await conn.fetch(
-        _NEAR_LIVE,
+        _SAME_PREDICATE_OR_OBJECT,
         dataset,
         project_id,
         [c.fact.subject for c in candidates],
         [c.fact.predicate for c in candidates],
         [c.fact.object for c in candidates],
-        [_vector_text(c.embedding) for c in candidates],
+        [c.fact.valid_until is not None for c in candidates],
         now,
-        # A hair below the band so float4 rounding never hides a pair at its edge.
-        band_min - 1e-6,
     )
-    return [
-        LiveFact(
-            id=r["id"],
-            subject=r["subject"],
-            predicate=r["predicate"],
-            object=r["object"],
-            valid_from=r["valid_from"],
-            valid_until=r["valid_until"],
-            object_entity_id=r["object_entity_id"],
-            embedding=r["embedding"].to_list() if r["embedding"] is not None else None,
-        )
-        for r in rows
-    ]
+    found = {r["id"]: _live_fact(r, r["embedding"]) for r in rows}
+    by_subject: dict[str, list[list[float]]] = {}
+    for c in candidates:
+        if c.embedding:
+            by_subject.setdefault(c.fact.subject, []).append(list(c.embedding))
+    for subject, vectors in by_subject.items():
+        near = await nearest(
+            conn, source="facts", columns=_BAND_COLUMNS, where=_BAND_WHERE,
+            args=(dataset, project_id, subject, now), vectors=vectors,
+            k=BAND_NEIGHBOURS, tuning=tuning,
+        )  # fmt: skip
+        for per_vector in near:
+            for r in per_vector:
+                if r["similarity"] >= band and r["id"] not in found:
+                    found[r["id"]] = _live_fact(r, r["vec"])
+    return [found[i] for i in sorted(found)]

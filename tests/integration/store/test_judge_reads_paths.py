@@ -1,0 +1,86 @@
+"""The judge's read of live facts gives the same rows on both of its paths.
+
+A small tenant is read in one exact scan; a big one in three index-served parts (same
+predicate, same object for candidates with a validUntil, the embedding band by nearest
+neighbours). ``exact_below=0`` makes this small tenant take the big-tenant path, so the
+two can be compared on rows that exercise every rule, next to facts that must not come
+back (other subjects, below the band, ended, other tenants).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from pgvector import Vector
+
+from streams.events import Candidate, Fact, FactKind
+from streams.model.scripted import hashed_vector, vector_at_similarity
+from streams.store.db import create_pool
+from streams.store.judge_reads import live_facts_near
+from streams.store.vector_search import ScanTuning
+from tests.db_support import TEST_EMBEDDING_DIM, create_fresh_database
+
+DIM = TEST_EMBEDDING_DIM
+JOB = hashed_vector("user works at acme", DIM)
+SOLD = hashed_vector("user sold honda civic", DIM)
+NOW = datetime.now(UTC)
+
+
+def _fact(s: str, p: str, o: str, until: datetime | None = None) -> Fact:
+    return Fact(subject=s, predicate=p, object=o, kind=FactKind.LITERAL, confidence=0.9,
+                valid_until=until)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+async def pool(database_url: str) -> AsyncIterator[Any]:
+    p = await create_pool(await create_fresh_database(database_url), max_size=2)
+    rows: list[tuple[Any, ...]] = []
+
+    def add(ds: str, s: str, p_: str, o: str, vec: list[float], ended: bool = False) -> None:
+        rows.append((ds, "p", s, p_, o, "literal", 0.9, "e", Vector(vec),
+                     NOW - timedelta(days=1) if ended else None,
+                     "superseded" if ended else None))  # fmt: skip
+
+    add("t", "user", "works at", "globex", hashed_vector("a", DIM))  # rule 1
+    add("t", "user", "drives", "Honda Civic", hashed_vector("b", DIM))  # rule 2 (case)
+    add("t", "user", "is employed by", "initech", vector_at_similarity(JOB, 0.86, "c"))  # band
+    add("t", "user", "likes", "tea", vector_at_similarity(JOB, 0.5, "d"))  # below the band
+    add("t", "dog", "works at", "kennel", vector_at_similarity(JOB, 0.9, "e"))  # other subject
+    add("t", "user", "works at", "hooli", hashed_vector("f", DIM), ended=True)  # not live
+    add("other", "user", "works at", "umbrella", vector_at_similarity(JOB, 0.9, "g"))
+    for i in range(30):  # filler the band search must look past
+        add("t", "user", f"has note {i}", f"n{i}", hashed_vector(f"n{i}", DIM))
+    await p.copy_records_to_table(
+        "facts", records=rows,
+        columns=["dataset", "project_id", "subject", "predicate", "object", "kind",
+                 "confidence", "episode_id", "embedding", "invalid_at", "invalid_reason"],
+    )  # fmt: skip
+    await p.execute("ANALYZE facts")
+    yield p
+    await p.close()
+
+
+async def test_index_path_equals_exact_path(pool: Any) -> None:
+    sold = _fact("user", "sold", "honda civic", until=NOW + timedelta(days=1))
+    candidates = [
+        Candidate(fact=_fact("user", "works at", "acme"), embedding=JOB),
+        Candidate(fact=sold, embedding=SOLD),
+    ]
+
+    async def read(exact_below: int) -> list[tuple[str, str, str]]:
+        live = await live_facts_near(
+            pool, "t", "p", candidates, band_min=0.80, now=NOW,
+            tuning=ScanTuning(exact_below=exact_below),
+        )  # fmt: skip
+        return [f.triple for f in live]
+
+    exact = await read(2_000)
+    assert exact == [
+        ("user", "works at", "globex"),
+        ("user", "drives", "Honda Civic"),
+        ("user", "is employed by", "initech"),
+    ]
+    assert await read(0) == exact
