@@ -25,7 +25,7 @@ $(STAMP): pyproject.toml
 	touch $@
 
 lint: venv
-	$(VENV)/bin/ruff check streams tests
+	$(VENV)/bin/ruff check streams tests chaos
 	$(VENV)/bin/mypy --strict streams
 
 fmt: venv
@@ -60,9 +60,21 @@ jars: venv
 demo: venv
 	$(FS) demo $(DEMO_ARGS)
 
+# The full-pipeline benchmark (bench/README.md): six stage workers as their own processes
+# on real Kafka and Postgres (from `dev up`, like `make test`), ~10 min; writes
+# bench/results.json and bench/results.md. BENCH_ARGS=--quick: the < 2 min smoke run.
+BENCH_ARGS ?=
 bench: venv
-	$(PY) bench/run.py
+	out="$$($(FS) dev up --quiet)"; \
+	eval "$$out"; \
+	started="$$(sed -n 's/^# started: //p' <<<"$$out")"; \
+	if [ -n "$$started" ]; then trap '$(FS) dev down --only "$$started"' EXIT; fi; \
+	$(PY) -m bench.pipeline_bench $(BENCH_ARGS)
 
+# The fault drill (chaos/README.md): 500 episodes fault-free, then again under kill -9,
+# broker and Postgres restarts, model faults, poison and a paused worker, on its own Kafka
+# (127.0.0.1:39192) and Postgres; prints the reconciliation, exits 1 when it fails.
+# CHAOS_ARGS="--profile short" runs the CI-sized drill; `--seed N` repeats a run.
+CHAOS_ARGS ?=
 chaos: venv
-	@echo "make chaos: not written yet (kill -9 / restart scenarios belong in tests/e2e)" >&2
-	@exit 2
+	$(PY) -m chaos $(CHAOS_ARGS)

@@ -1,0 +1,65 @@
+"""A run's setup: its fresh database and the environment of its processes."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import asyncpg
+
+from chaos.procs import worker_env
+from chaos.profile import EMBEDDING_DIM, MAX_RECORD_BYTES, Profile
+from streams.settings import Settings
+from streams.store.migrate import migrate
+
+CHAOS_MODEL = "streams.ops.chaos_model:create_models"
+SCRIPT_MODEL = "chaos.script_model:create_models"
+
+
+def db_url(server_url: str, name: str) -> str:
+    parts = urlsplit(server_url)
+    return urlunsplit((parts.scheme, parts.netloc, "/" + name, parts.query, parts.fragment))
+
+
+async def fresh_database(server_url: str, name: str) -> str:
+    admin = await asyncpg.connect(server_url)
+    try:
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await admin.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await admin.close()
+    url = db_url(server_url, name)
+    await migrate(url, EMBEDDING_DIM)
+    return url
+
+
+def run_env(profile: Profile, settings: Settings, url: str, fault_rate: float,
+            fault_log: Path, seed: int) -> dict[str, str]:  # fmt: skip
+    return worker_env(
+        dict(os.environ),
+        FACTSTREAM_KAFKA_BOOTSTRAP_SERVERS=settings.kafka_bootstrap_servers,
+        FACTSTREAM_DATABASE_URL=url,
+        FACTSTREAM_TOPIC_PREFIX=settings.topic_prefix,
+        FACTSTREAM_TOPIC_PARTITIONS=profile.partitions,
+        FACTSTREAM_EMBEDDING_DIM=EMBEDDING_DIM,
+        FACTSTREAM_MAX_RECORD_BYTES=MAX_RECORD_BYTES,
+        FACTSTREAM_MODEL_PROVIDER=CHAOS_MODEL,
+        FACTSTREAM_CHAOS_INNER=SCRIPT_MODEL,
+        FACTSTREAM_CHAOS_FAULT_RATE=fault_rate,
+        FACTSTREAM_CHAOS_FAULT_LOG=fault_log,
+        FACTSTREAM_CHAOS_SEED=seed,
+        FACTSTREAM_SWEEP_INTERVAL_S=profile.sweep_interval_s,
+        FACTSTREAM_CLAIM_TIMEOUT_S=profile.claim_timeout_s,
+        FACTSTREAM_MAX_POLL_INTERVAL_MS=profile.max_poll_interval_ms,
+        FACTSTREAM_SESSION_TIMEOUT_MS=profile.session_timeout_ms,
+        FACTSTREAM_LLM_TIMEOUT_S=profile.llm_timeout_s,
+        FACTSTREAM_LLM_BACKOFF_BASE_S=0.1,
+        FACTSTREAM_LLM_BACKOFF_MAX_S=1.0,
+        FACTSTREAM_COMMIT_INTERVAL_MS=100,
+        FACTSTREAM_SHUTDOWN_DEADLINE_S=10,
+        FACTSTREAM_LOG_LEVEL="INFO",
+        **profile.extra_env,
+    )
+
+
