@@ -1,0 +1,286 @@
+"""The bench's edges: a fresh database, own topics, six real worker processes, sampling.
+
+Each stage worker is its own OS process (``factstream worker <stage>``) with a metrics
+port; :class:`Fleet` starts them, waits until every one holds all its partitions, scrapes
+their handler-time histograms and samples CPU and RSS with psutil. :class:`Probe` does the
+same for the Postgres backends serving the bench database and for the Kafka broker.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import asyncpg
+import psutil
+from prometheus_client.parser import text_string_to_metric_families
+
+from streams.ops import topics as topic_ops
+from streams.settings import STAGES, Settings
+from streams.store.migrate import migrate
+
+REPO = Path(__file__).resolve().parents[1]
+FACTSTREAM = Path(sys.executable).with_name("factstream")
+PROVIDER = "streams.ops.bench_model:create_models"
+
+
+# --- database and topics ------------------------------------------------------------------
+
+
+def _with_database(url: str, name: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc, "/" + name, parts.query, parts.fragment))
+
+
+async def fresh_database(server_url: str, dim: int) -> str:
+    name = f"fs_bench_{uuid.uuid4().hex[:10]}"
+    admin = await asyncpg.connect(server_url)
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await admin.close()
+    url = _with_database(server_url, name)
+    await migrate(url, dim)
+    return url
+
+
+async def drop_database(server_url: str, url: str) -> None:
+    admin = await asyncpg.connect(server_url)
+    try:
+        await admin.execute(
+            f'DROP DATABASE IF EXISTS "{urlsplit(url).path.lstrip("/")}" WITH (FORCE)'
+        )
+    finally:
+        await admin.close()
+
+
+def database_name(url: str) -> str:
+    return urlsplit(url).path.lstrip("/")
+
+
+def make_settings(bootstrap: str, db_url: str, dim: int, partitions: int) -> Settings:
+    """Settings of one scenario: own topic prefix (created here), own database."""
+    settings = Settings(
+        kafka_bootstrap_servers=bootstrap, database_url=db_url, embedding_dim=dim,
+        topic_prefix=f"bench{uuid.uuid4().hex[:8]}.", topic_partitions=partitions,
+    )  # fmt: skip
+    topic_ops.create_topics(settings)
+    return settings
+
+
+def delete_topics(settings: Settings) -> None:
+    with contextlib.suppress(Exception):
+        topic_ops.delete_topics(settings, [s.name for s in topic_ops.all_topics(settings)])
+
+
+# --- worker processes ---------------------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _scrape(port: int) -> dict[str, float]:
+    """Samples of a worker's /metrics, ``name{labels}`` -> value (labels sorted)."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as resp:
+        text = resp.read().decode()
+    out: dict[str, float] = {}
+    for family in text_string_to_metric_families(text):
+        for s in family.samples:
+            labels = ",".join(f"{k}={v}" for k, v in sorted(s.labels.items()))
+            out[f"{s.name}{{{labels}}}"] = float(s.value)
+    return out
+
+
+@dataclass
+class Worker:
+    stage: str
+    port: int
+    proc: subprocess.Popen[bytes]
+    ps: psutil.Process
+    peak_rss: int = 0
+
+    def handler(self) -> tuple[float, float]:
+        """(records handled, handler seconds) so far, from the processing histogram."""
+        m = _scrape(self.port)
+        key = f"{{stage={self.stage}}}"
+        return (m.get(f"factstream_processing_seconds_count{key}", 0.0),
+                m.get(f"factstream_processing_seconds_sum{key}", 0.0))  # fmt: skip
+
+    def cpu(self) -> float:
+        t = self.ps.cpu_times()
+        return float(t.user + t.system)
+
+
+@dataclass
+class Fleet:
+    """One worker process per stage, all with the same settings and model environment."""
+
+    settings: Settings
+    log_dir: Path
+    concurrency: int
+    model_env: Mapping[str, str] = field(default_factory=dict)
+    # Investigation only: run each worker under cProfile, one .prof file per stage here.
+    profile_dir: Path | None = None
+    workers: dict[str, Worker] = field(default_factory=dict)
+    _stop: threading.Event = field(default_factory=threading.Event)
+    _sampler: threading.Thread | None = None
+
+    def env(self) -> dict[str, str]:
+        s = self.settings
+        env = {k: v for k, v in os.environ.items() if not k.startswith("FACTSTREAM_")}
+        env.update({
+            "FACTSTREAM_KAFKA_BOOTSTRAP_SERVERS": s.kafka_bootstrap_servers,
+            "FACTSTREAM_DATABASE_URL": s.require_database_url(),
+            "FACTSTREAM_TOPIC_PREFIX": s.topic_prefix,
+            "FACTSTREAM_TOPIC_PARTITIONS": str(s.topic_partitions),
+            "FACTSTREAM_EMBEDDING_DIM": str(s.embedding_dim),
+            "FACTSTREAM_MODEL_PROVIDER": PROVIDER,
+            "FACTSTREAM_LOG_LEVEL": "INFO",
+            **self.model_env,
+        })  # fmt: skip
+        return env
+
+    def start(self, timeout_s: float = 90.0) -> None:
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        env = self.env()
+        for stage in STAGES:
+            port = _free_port()
+            log = (self.log_dir / f"{stage}.log").open("ab")
+            group = f"{self.settings.topic_prefix}{stage}"
+            cmd = [str(FACTSTREAM), "worker", stage, "--concurrency", str(self.concurrency),
+                   "--metrics-port", str(port), "--group", group]  # fmt: skip
+            if self.profile_dir is not None:
+                self.profile_dir.mkdir(parents=True, exist_ok=True)
+                out = self.profile_dir / f"{stage}.prof"
+                cmd = [sys.executable, "-m", "cProfile", "-o", str(out), *cmd]
+            proc = subprocess.Popen(cmd, env=env, cwd=REPO, stdout=log, stderr=log)
+            self.workers[stage] = Worker(stage, port, proc, psutil.Process(proc.pid))
+        self._wait_assigned(timeout_s)
+        self._sampler = threading.Thread(target=self._sample, daemon=True)
+        self._sampler.start()
+
+    def _wait_assigned(self, timeout_s: float) -> None:
+        want = self.settings.topic_partitions
+        deadline = time.monotonic() + timeout_s
+        pending = set(self.workers)
+        while pending:
+            for stage in sorted(pending):
+                w = self.workers[stage]
+                if w.proc.poll() is not None:
+                    raise RuntimeError(f"{stage} worker exited ({w.proc.returncode}); "
+                                       f"see {self.log_dir / (stage + '.log')}")
+                with contextlib.suppress(OSError):
+                    got = _scrape(w.port).get(
+                        f"factstream_assigned_partitions{{stage={stage}}}", 0.0)
+                    if got >= want:
+                        pending.discard(stage)
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"workers not assigned after {timeout_s:.0f}s: {pending}")
+            time.sleep(0.2)
+
+    def _sample(self) -> None:
+        while not self._stop.is_set():
+            for w in self.workers.values():
+                with contextlib.suppress(psutil.Error):
+                    w.peak_rss = max(w.peak_rss, int(w.ps.memory_info().rss))
+            self._stop.wait(0.25)
+
+    def check_alive(self) -> None:
+        for w in self.workers.values():
+            if w.proc.poll() is not None:
+                raise RuntimeError(f"{w.stage} worker exited ({w.proc.returncode}); "
+                                   f"see {self.log_dir / (w.stage + '.log')}")
+
+    def snapshot(self) -> dict[str, dict[str, float]]:
+        """Per stage: cpu seconds, records handled, handler seconds (cumulative)."""
+        out = {}
+        for stage, w in self.workers.items():
+            count, seconds = w.handler()
+            out[stage] = {"cpu_s": w.cpu(), "records": count, "handler_s": seconds}
+        return out
+
+    def peak_rss_mb(self) -> dict[str, float]:
+        return {s: round(w.peak_rss / 2**20, 1) for s, w in self.workers.items()}
+
+    def stop(self) -> dict[str, int | None]:
+        self._stop.set()
+        for w in self.workers.values():
+            if w.proc.poll() is None:
+                w.proc.send_signal(signal.SIGTERM)
+        codes: dict[str, int | None] = {}
+        for stage, w in self.workers.items():
+            try:
+                codes[stage] = w.proc.wait(45)
+            except subprocess.TimeoutExpired:
+                w.proc.kill()  # our own child, by its pid
+                codes[stage] = w.proc.wait(10)
+        return codes
+
+
+def delta(after: Mapping[str, Mapping[str, float]], before: Mapping[str, Mapping[str, float]]
+          ) -> dict[str, dict[str, float]]:  # fmt: skip
+    return {s: {k: after[s][k] - before[s].get(k, 0.0) for k in after[s]} for s in after}
+
+
+# --- Postgres backends and the broker -----------------------------------------------------
+
+
+class Probe:
+    """CPU seconds of the Postgres backends of one database (matched by their process
+    title) and of the Kafka broker. Both servers are shared with whatever else runs on
+    the machine; the backends are ours alone, the broker is not."""
+
+    def __init__(self, db_name: str, bootstrap: str) -> None:
+        self.db_name = db_name
+        port = int(bootstrap.split(",")[0].rpartition(":")[2])
+        # The broker is the process listening on the bootstrap port (other brokers may run).
+        self.broker = [psutil.Process(c.pid) for c in psutil.net_connections("tcp")
+                       if c.status == psutil.CONN_LISTEN and c.laddr and c.laddr.port == port
+                       and c.pid is not None][:1]  # fmt: skip
+
+    def _procs(self) -> tuple[list[psutil.Process], list[psutil.Process]]:
+        pg = []
+        for p in psutil.process_iter(["cmdline"]):
+            cmd = " ".join(p.info.get("cmdline") or [])
+            if cmd.startswith("postgres: ") and f" {self.db_name} " in f"{cmd} ":
+                pg.append(p)
+        return pg, self.broker
+
+    def snapshot(self) -> dict[str, Any]:
+        pg, kafka = self._procs()
+
+        def cpu(ps: list[psutil.Process]) -> dict[int, float]:
+            out = {}
+            for p in ps:
+                with contextlib.suppress(psutil.Error):
+                    t = p.cpu_times()
+                    out[p.pid] = float(t.user + t.system)
+            return out
+
+        return {"pg": cpu(pg), "kafka": cpu(kafka), "t": time.monotonic(),
+                "load": os.getloadavg()}  # fmt: skip
+
+    @staticmethod
+    def diff(after: Mapping[str, Any], before: Mapping[str, Any]) -> dict[str, float]:
+        def used(a: Mapping[int, float], b: Mapping[int, float]) -> float:
+            return sum(v - b.get(pid, 0.0) for pid, v in a.items())
+
+        return {"pg_cpu_s": used(after["pg"], before["pg"]),
+                "kafka_cpu_s": used(after["kafka"], before["kafka"]),
+                "wall_s": after["t"] - before["t"]}  # fmt: skip
