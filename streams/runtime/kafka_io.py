@@ -267,6 +267,12 @@ class KafkaIO:
         self._hooks.lost(tps)
 
     def _forget(self, tps: Sequence[TP]) -> None:
+        # librdkafka keeps a partition's pause flag across a rebalance: one forgotten here
+        # while paused would come back paused and never be read again (chaos drill).
+        paused = [TopicPartition(*tp) for tp in tps if tp in self._paused]
+        if paused:
+            with contextlib.suppress(KafkaException):
+                self.consumer.resume(paused)
         for tp in tps:
             self._live.pop(tp, None)
             self._committed.pop(tp, None)
