@@ -219,7 +219,10 @@ class Run:
                   for t in self.scenario.tenants for e in t.episodes}
         dead_wanted = sum(len(x.stages()) for x in self.poison)
         deadline = time.monotonic() + timeout_s
-        shown = (-1, -1)
+        shown, moved = (-1, -1), time.monotonic()
+        # Recovery takes up to a claim timeout plus sweep passes; longer without any
+        # progress is a stall (a wedged worker, a partition nobody reads): stop waiting.
+        stall_s = self.profile.claim_timeout_s * 3 + 60
         while time.monotonic() < deadline:
             done = await terminal_episodes(url, settings.max_retries)
             dead = await asyncio.to_thread(dead_letter_count, settings)
@@ -227,7 +230,10 @@ class Run:
             if state != shown:
                 self._note("progress", terminal=f"{state[0]}/{len(wanted)}",
                            dead_letters=f"{dead}/{dead_wanted}")
-                shown = state
+                shown, moved = state, time.monotonic()
+            elif time.monotonic() - moved > stall_s:
+                self._note("stalled", no_progress_for_s=round(stall_s))
+                return False
             if state[0] == len(wanted) and dead >= dead_wanted:
                 return True
             await asyncio.sleep(2.0)
