@@ -62,7 +62,7 @@ demo: venv
 
 # The full-pipeline benchmark (bench/README.md): six stage workers as their own processes
 # on real Kafka and Postgres (from `dev up`, like `make test`), ~10 min; writes
-# bench/results.json and bench/results.md. BENCH_ARGS=--quick: the < 2 min smoke run.
+# bench/results.json and bench/results.md. BENCH_ARGS=--quick: the ~2 min smoke run.
 BENCH_ARGS ?=
 bench: venv
 	out="$$($(FS) dev up --quiet)"; \
