@@ -85,7 +85,11 @@ async def enqueue_episode(conn: Any, event: EpisodeCompleted) -> str:
     A new, pending or failed episode (a retry the sweep republished) and a done/skipped
     one the event asks to reprocess become ``queued``. Done/skipped without reprocess and
     a claim stay as they are: a duplicate or a wake-up changes nothing (a stale claim is
-    :func:`claim_next`'s to take over). The arrival order is kept from the first insert.
+    :func:`claim_next`'s to take over). The arrival order is extraction's: a row the
+    summary stage inserted first (still ``pending``) takes its place in the queue when
+    extraction first sees it, because summarize may have skipped an earlier episode's
+    insert (it failed during a Postgres restart) and given a later one an earlier place
+    (chaos drill); after that the place is kept.
     """
     transcript = [m.model_dump(mode="json") for m in event.messages]
     status = await conn.fetchval(
@@ -96,7 +100,10 @@ async def enqueue_episode(conn: Any, event: EpisodeCompleted) -> str:
         " session_id = EXCLUDED.session_id, event_id = EXCLUDED.event_id,"
         " from_seq = EXCLUDED.from_seq, to_seq = EXCLUDED.to_seq,"
         " transcript = EXCLUDED.transcript, completed_at = EXCLUDED.completed_at,"
-        " updated_at = now(), semantic_status = CASE"
+        " updated_at = now(), arrival_seq = CASE WHEN e.semantic_status = 'pending'"
+        "   THEN nextval(pg_get_serial_sequence('episodes', 'arrival_seq'))"
+        "   ELSE e.arrival_seq END,"
+        " semantic_status = CASE"
         "   WHEN e.semantic_status IN ('pending', 'failed', 'queued')"
         "     OR (e.semantic_status IN ('done', 'skipped') AND $10::boolean)"
         "   THEN 'queued' ELSE e.semantic_status END"
