@@ -50,6 +50,11 @@ def is_transient(exc: BaseException) -> bool:
     sqlstate = getattr(exc, "sqlstate", None)
     if isinstance(sqlstate, str) and sqlstate in _TRANSIENT_SQLSTATES:
         return True
-    # asyncpg raises these when the server goes away mid-transaction.
+    # asyncpg raises these when the server goes away mid-transaction (InternalClientError:
+    # "cannot switch to state ..; another operation is in progress", a connection left
+    # mid-operation by a Postgres restart; seen by the chaos drill).
     name = type(exc).__name__
-    return name in {"ConnectionDoesNotExistError", "InterfaceError", "CannotConnectNowError"}
+    return name in {
+        "ConnectionDoesNotExistError", "InterfaceError", "CannotConnectNowError",
+        "InternalClientError",
+    }
