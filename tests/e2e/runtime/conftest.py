@@ -1,30 +1,12 @@
-"""Runtime test fixtures on top of tests/conftest.py (``kafka_bootstrap``, ``database_url``)."""
+"""Runtime e2e fixtures: the same ``topics`` fixture as the runtime integration tests."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-
 import pytest
 
-from tests.integration.runtime.helpers import create_topics, delete_topics, new_prefix
+from tests.integration.runtime.conftest import topics
 
-
-@pytest.fixture
-def topics(kafka_bootstrap: str) -> Iterator[Callable[..., str]]:
-    """``topics(*short_names, partitions=4)`` creates ``<prefix><name>`` topics under a fresh
-    prefix, returns the prefix, and deletes them after the test."""
-    made: list[str] = []
-
-    def make(*names: str, partitions: int = 4) -> str:
-        prefix = new_prefix()
-        full = [f"{prefix}{n}" for n in names]
-        create_topics(kafka_bootstrap, full, partitions)
-        made.extend(full)
-        return prefix
-
-    yield make
-    if made:
-        delete_topics(kafka_bootstrap, made)
+__all__ = ["topics"]
 
 
 def pytest_configure(config: pytest.Config) -> None:
