@@ -91,6 +91,9 @@ class Settings(BaseSettings):
     max_poll_interval_ms: int = Field(default=300_000, ge=1000)
     session_timeout_ms: int = Field(default=45_000, ge=1000)
     transient_max_attempts: int = Field(default=6, ge=1)
+    # ...and for at least this long since the first attempt (both must hold), so a
+    # Postgres restart or a broker failover is ridden out instead of dead-lettered.
+    transient_min_retry_s: float = Field(default=60.0, ge=0)
     metrics_port: int = Field(default=0, ge=0)  # 0: no HTTP server
     # A consumed record whose value is larger than this is poison (dead-lettered unread).
     max_record_bytes: int = Field(default=1_000_000, ge=1)

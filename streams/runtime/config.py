@@ -38,6 +38,9 @@ class WorkerConfig:
     max_poll_interval_ms: int = 300_000
     session_timeout_ms: int = 45_000
     transient_max_attempts: int = 6
+    # A transient failure is dead-lettered only after transient_max_attempts attempts AND
+    # this many seconds since the first one (a short outage must not exhaust the attempts).
+    transient_min_retry_s: float = 60.0
     retry_base_s: float = 0.5
     retry_max_s: float = 30.0
     max_record_bytes: int = 1_000_000
@@ -88,6 +91,7 @@ class WorkerConfig:
             max_poll_interval_ms=settings.max_poll_interval_ms,
             session_timeout_ms=settings.session_timeout_ms,
             transient_max_attempts=settings.transient_max_attempts,
+            transient_min_retry_s=settings.transient_min_retry_s,
             max_record_bytes=settings.max_record_bytes,
             metrics_port=settings.metrics_port if metrics_port is None else metrics_port,
         )

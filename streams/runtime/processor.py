@@ -2,9 +2,17 @@
 
 Never raises except on cancellation: every failure becomes a dead letter, so the
 partition keeps moving. Transient errors (``errors.is_transient``) are retried in place
-with exponential backoff and full jitter; after ``transient_max_attempts`` attempts the
-record is dead-lettered with reason ``transient_exhausted`` and its attempt count (the
-episode ledger's sweep, or ``factstream dlq redrive``, brings it back later).
+with exponential backoff and full jitter (capped at ``retry_max_s``). A record is
+dead-lettered with reason ``transient_exhausted`` and its attempt count only once BOTH
+``transient_max_attempts`` attempts were made AND ``transient_min_retry_s`` have passed
+since the first one: six quick jittered attempts can all fall inside a 6 s Postgres
+restart (chaos drill), a time budget rides it out. The episode ledger's sweep, or
+``factstream dlq redrive``, brings a dead letter back later.
+
+Whether an attempt is the final one is decided when it starts (``RecordContext.
+final_attempt``), so the stage and the runtime agree on it. Records sleeping in a backoff
+are counted (``backing_off``): a draining or revoking worker stops waiting for them and
+cancels them (they are redelivered), instead of waiting out an outage.
 """
 
 from __future__ import annotations
@@ -13,7 +21,8 @@ import asyncio
 import logging
 import random
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections import Counter
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from typing import Any
 
 from pydantic import BaseModel
@@ -23,7 +32,7 @@ from streams.runtime.codec import DecodeError, OutputTooLarge, decode, encode
 from streams.runtime.config import WorkerConfig
 from streams.runtime.dlq import dead_letter
 from streams.runtime.metrics import WorkerMetrics
-from streams.runtime.records import OutRecord, Record
+from streams.runtime.records import TP, OutRecord, Record
 from streams.runtime.stage import RecordContext, Routed, Stage
 
 log = logging.getLogger("streams.runtime.processor")
@@ -31,7 +40,8 @@ log = logging.getLogger("streams.runtime.processor")
 
 def full_jitter(attempt: int, base: float, cap: float, rand: Callable[[], float]) -> float:
     """AWS "full jitter": uniform in [0, min(cap, base * 2**(attempt-1)))."""
-    return float(rand()) * min(cap, base * 2.0 ** (attempt - 1))
+    # Retries may go on past transient_max_attempts; bound the exponent (no overflow).
+    return float(rand()) * min(cap, base * 2.0 ** min(attempt - 1, 60))
 
 
 def record_fields(rec: Record, event: BaseModel | None = None) -> dict[str, Any]:
@@ -54,45 +64,81 @@ class RecordProcessor:
         *,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         rand: Callable[[], float] = random.random,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._stage = stage
         self._cfg = cfg
         self._metrics = metrics
         self._sleep = sleep
         self._rand = rand
+        self._clock = clock
         self._key_of: Callable[[BaseModel], str | None] | None = getattr(stage, "key_of", None)
+        self._active: Counter[TP] = Counter()  # records inside __call__, per partition
+        self._backing_off: Counter[TP] = Counter()  # of those, asleep between attempts
+
+    def only_backing_off(self, tps: Collection[TP] | None = None) -> bool:
+        """True when every record of these partitions (all when None) being processed is
+        asleep between retries: nothing would finish soon, so a drain stops waiting."""
+        def count(c: Counter[TP]) -> int:
+            return sum(n for tp, n in c.items() if tps is None or tp in tps)
+
+        sleeping = count(self._backing_off)
+        return sleeping > 0 and sleeping == count(self._active)
 
     async def __call__(self, rec: Record) -> tuple[OutRecord, ...]:
+        self._active[rec.tp] += 1
+        try:
+            return await self._process(rec)
+        finally:
+            self._active[rec.tp] -= 1
+            if not self._active[rec.tp]:
+                del self._active[rec.tp]
+
+    async def _backoff(self, rec: Record, delay: float) -> None:
+        self._backing_off[rec.tp] += 1
+        try:
+            await self._sleep(delay)
+        finally:
+            self._backing_off[rec.tp] -= 1
+            if not self._backing_off[rec.tp]:
+                del self._backing_off[rec.tp]
+
+    async def _process(self, rec: Record) -> tuple[OutRecord, ...]:
         cfg = self._cfg
         try:
             event = decode(rec.value, self._stage.input_model, cfg.max_record_bytes)
         except DecodeError as exc:
             return self._dead(rec, exc, 0, exc.reason, None)
-        started = time.monotonic()
+        started = self._clock()
         attempt = 1
         while True:
+            elapsed = self._clock() - started
+            final = (attempt >= cfg.transient_max_attempts
+                     and elapsed >= cfg.transient_min_retry_s)
             ctx = RecordContext(
                 group=cfg.group, topic=rec.topic, partition=rec.partition, offset=rec.offset,
                 key=rec.key_text, timestamp_ms=rec.timestamp_ms, attempt=attempt,
+                final_attempt=final,
             )
             try:
                 outs = self._encode(rec, await self._stage.handle(event, ctx))
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                if is_transient(exc) and attempt < cfg.transient_max_attempts:
+                if is_transient(exc) and not final:
                     delay = full_jitter(attempt, cfg.retry_base_s, cfg.retry_max_s, self._rand)
                     self._metrics.retries.inc()
                     log.warning(
-                        "transient failure, retrying in %.2fs: %r", delay, exc,
+                        "transient failure, retrying in %.2fs (%.1fs since the first"
+                        " attempt): %r", delay, elapsed, exc,
                         extra={**self._fields(rec, event), "attempt": attempt},
                     )
-                    await self._sleep(delay)
+                    await self._backoff(rec, delay)
                     attempt += 1
                     continue
-                self._metrics.processing.observe(time.monotonic() - started)
+                self._metrics.processing.observe(self._clock() - started)
                 return self._dead(rec, exc, attempt, self._reason(exc), event)
-            self._metrics.processing.observe(time.monotonic() - started)
+            self._metrics.processing.observe(self._clock() - started)
             self._metrics.record("ok" if attempt == 1 else "retried")
             log.debug("processed", extra={**self._fields(rec, event), "attempt": attempt})
             return outs

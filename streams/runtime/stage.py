@@ -45,6 +45,10 @@ class RecordContext:
     key: str | None
     timestamp_ms: int
     attempt: int = 1
+    # True when the runtime dead-letters the record if this attempt fails transiently
+    # (attempts AND time budget spent); a stage should decide "last try" on this, not on
+    # ``attempt`` alone, since retries go on past transient_max_attempts for a while.
+    final_attempt: bool = False
 
 
 class Stage(Protocol[In]):

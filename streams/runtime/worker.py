@@ -45,8 +45,9 @@ class Worker:
         self.transactional = stage.output_topic is not None
         lane_by = cfg.lane_by or getattr(stage, "lane_by", None)
         lane_by = lane_by or ("key" if self.transactional else "partition")
+        self._processor = RecordProcessor(stage, cfg, self.metrics)
         self._dispatcher = KeyedDispatcher(
-            cfg.concurrency, RecordProcessor(stage, cfg, self.metrics), self._on_done,
+            cfg.concurrency, self._processor, self._on_done,
             by_partition=lane_by == "partition", crashed=self._crash,
         )
         self._install_signals = install_signals
@@ -203,7 +204,10 @@ class Worker:
     async def _drain(self, *tasks: asyncio.Task[None]) -> None:
         deadline = time.monotonic() + self.cfg.shutdown_deadline_s
         log.info("draining %d records", self._dispatcher.queued, extra=self._fields())
+        # Records asleep between transient retries (an outage) would hold the drain until
+        # the deadline: stop waiting once nothing else runs; they are redelivered.
         while (self._dispatcher.queued and not self._force
+               and not self._processor.only_backing_off()
                and not any(t.done() for t in tasks) and time.monotonic() < deadline):
             await asyncio.sleep(0.02)
         if self._dispatcher.queued:
@@ -271,6 +275,7 @@ class Worker:
         self._closing |= wanted
         deadline = time.monotonic() + self.cfg.revoke_wait_s
         while (self._dispatcher.pending(wanted) and not self._force
+               and not self._processor.only_backing_off(wanted)
                and time.monotonic() < deadline):
             await asyncio.sleep(0.01)
         plans = [p for tp in tps if (led := self._ledgers.get(tp)) and (p := led.ready())]

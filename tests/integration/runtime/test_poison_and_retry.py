@@ -27,7 +27,8 @@ TENANT = "ds:poison"
 
 def setup(bootstrap: str, prefix: str, **cfg: object) -> tuple[Settings, Worker]:
     settings = Settings(kafka_bootstrap_servers=bootstrap, topic_prefix=prefix,
-                        commit_interval_ms=50, max_record_bytes=4000, transient_max_attempts=3)
+                        commit_interval_ms=50, max_record_bytes=4000, transient_max_attempts=3,
+                        transient_min_retry_s=0)
     stage = PassthroughStage(settings.topic("runtime.in"), settings.topic("runtime.out"))
     conf = WorkerConfig.from_settings(settings, stage.name, group=f"g-{prefix}", concurrency=4)
     return settings, Worker(stage, conf.with_(retry_base_s=0.02, **cfg))

@@ -52,8 +52,10 @@ def make(stage: FakeStage, **cfg: object) -> tuple[RecordProcessor, WorkerMetric
     async def sleep(s: float) -> None:
         sleeps.append(s)
 
+    # No time budget here: these tests count attempts (test_retry_budget.py covers time).
     conf = WorkerConfig(stage="fake", group="g", dlq_topic="dlq", transient_max_attempts=4,
-                        retry_base_s=1.0, retry_max_s=3.0).with_(**cfg)
+                        transient_min_retry_s=0.0, retry_base_s=1.0,
+                        retry_max_s=3.0).with_(**cfg)
     metrics = WorkerMetrics("fake")
     return RecordProcessor(stage, conf, metrics, sleep=sleep, rand=lambda: 1.0), metrics, sleeps
 
