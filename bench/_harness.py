@@ -168,7 +168,7 @@ class Fleet:
             if self.profile_dir is not None:
                 self.profile_dir.mkdir(parents=True, exist_ok=True)
                 out = self.profile_dir / f"{stage}.prof"
-                cmd = [sys.executable, "-m", "cProfile", "-o", str(out), *cmd]
+                cmd = [sys.executable, "-m", "bench._cpuprofile", str(out), *cmd[1:]]
             proc = subprocess.Popen(cmd, env=env, cwd=REPO, stdout=log, stderr=log)
             self.workers[stage] = Worker(stage, port, proc, psutil.Process(proc.pid))
         self._wait_assigned(timeout_s)

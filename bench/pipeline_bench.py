@@ -253,7 +253,8 @@ def main() -> None:
     ap.add_argument("--scale-db", default=None,
                     help="(c) on a database a --keep run loaded (skips the bulk load)")
     ap.add_argument("--profile", default=None,
-                    help="investigation: cProfile the (a) workers into DIR/a/<stage>.prof")
+                    help="investigation: profile the (a) workers by main-thread CPU time"
+                    " into DIR/a/<stage>.prof")
     ap.add_argument("--log-dir", default=str(REPO / "bench" / "out" / "logs"))
     ap.add_argument("--out", default=None, help="writes <out>.json and <out>.md (default"
                     " bench/results, or bench/out/quick-results with --quick)")

@@ -14,11 +14,25 @@ async def _init_connection(conn: asyncpg.Connection) -> None:
     await conn.set_type_codec("jsonb", encoder=json.dumps, decoder=json.loads, schema="pg_catalog")
 
 
+async def _keep_session(conn: asyncpg.Connection) -> None:
+    """Release without asyncpg's default reset query.
+
+    The default runs ``pg_advisory_unlock_all(); CLOSE ALL; UNLISTEN *; RESET ALL`` on
+    every release: one more round trip per acquire, about a third of the pipeline's
+    Postgres statements (bench/README.md). Pooled connections never change session state:
+    settings are ``SET LOCAL`` / ``set_config(..., true)``, advisory locks are ``_xact_``
+    locks, nothing LISTENs or keeps a cursor outside a transaction (the sweeper's session
+    lock lives on its own connection, from ``connect``). asyncpg still rolls back a
+    transaction left open before it calls this.
+    """
+
+
 async def create_pool(database_url: str, *, min_size: int = 1, max_size: int = 10) -> Any:
     """An asyncpg pool whose connections speak `vector` and `jsonb` natively."""
     return await asyncpg.create_pool(
-        database_url, min_size=min_size, max_size=max_size, init=_init_connection
-    )
+        database_url, min_size=min_size, max_size=max_size, init=_init_connection,
+        reset=_keep_session,
+    )  # fmt: skip
 
 
 async def connect(database_url: str) -> Any:

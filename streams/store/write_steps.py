@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from pgvector import Vector
+
 from streams.events import USER_ENTITY, Candidate, Dropped, DropStage, FactKind, FactsJudged
 
 Triple = tuple[str, str, str]
@@ -141,28 +143,39 @@ class EpisodeWriter:
         return renewed
 
     async def _insert(self, survivors: Sequence[tuple[int, Candidate]]) -> dict[int, int]:
-        """Insert survivors; returns the new ids by index into the event's inserts."""
+        """Insert survivors in one statement; returns the new ids by index into the
+        event's inserts. Rows go in event order, so of two equal triples the first lands
+        and the partial unique index refuses the second (DO NOTHING, as for a row a
+        concurrent job made live)."""
+        if not survivors:
+            return {}
+        facts = [c.fact for _, c in survivors]
+        rows = await self.conn.fetch(
+            f"INSERT INTO facts ({_COLUMNS}) SELECT $1, $2, s, p, o, k, se, oe, conf, q, $4,"
+            " e, vf, vu, $3 FROM unnest($5::text[], $6::text[], $7::text[], $8::text[],"
+            " $9::bigint[], $10::bigint[], $11::real[], $12::text[], $13::vector[],"
+            " $14::timestamptz[], $15::timestamptz[]) WITH ORDINALITY"
+            " AS t(s, p, o, k, se, oe, conf, q, e, vf, vu, n) ORDER BY n"
+            + _ON_LIVE_CONFLICT
+            + ", subject, predicate, object",
+            *self.t,
+            self.event.episode_id,
+            [f.subject for f in facts],
+            [f.predicate for f in facts],
+            [f.object for f in facts],
+            [FactKind(f.kind).value for f in facts],
+            [f.subject_entity_id for f in facts],
+            [f.object_entity_id for f in facts],
+            [f.confidence for f in facts],
+            [f.source_quote for f in facts],
+            [Vector(c.embedding) if c.embedding else None for _, c in survivors],
+            [f.valid_from for f in facts],
+            [f.valid_until for f in facts],
+        )
+        landed = {(r["subject"], r["predicate"], r["object"]): r["id"] for r in rows}
         ids: dict[int, int] = {}
         for index, c in survivors:
-            f = c.fact
-            new_id = await self.conn.fetchval(
-                f"INSERT INTO facts ({_COLUMNS}) VALUES"
-                " ($1, $2, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $3)"
-                + _ON_LIVE_CONFLICT,
-                *self.t,
-                f.subject,
-                f.predicate,
-                f.object,
-                FactKind(f.kind).value,
-                f.subject_entity_id,
-                f.object_entity_id,
-                f.confidence,
-                f.source_quote,
-                self.event.episode_id,
-                c.embedding or None,
-                f.valid_from,
-                f.valid_until,
-            )
+            new_id = landed.pop(c.fact.triple, None)  # pop: a repeat of the triple did not land
             if new_id is None:  # the unique index's backstop (a duplicate in the batch)
                 self._drop(c, "live_conflict", "the partial unique index refused a second live row")
                 continue
@@ -171,23 +184,29 @@ class EpisodeWriter:
         return ids
 
     async def _invalidate_losers(self, new_ids: dict[int, int]) -> list[_Link]:
-        links: list[_Link] = []
+        """End every loser whose replacement landed, in one statement."""
+        winners: dict[int, int] = {}  # loser -> the row that ends it; the first verdict wins
         for inv in self.event.invalidations:
             winner = self.event.inserts[inv.by_candidate].fact.triple
             # A winner dropped by the re-check is live anyway: end the loser in its name.
             by = new_ids.get(inv.by_candidate) or self.live_ids.get(winner)
-            if by is None:
-                continue  # never end a fact whose replacement did not land
-            row = await self.conn.fetchrow(
-                "UPDATE facts SET invalid_at = $3, invalid_reason = 'superseded',"
-                f" invalidated_by = $5 WHERE id = $4 AND {_TENANT} AND invalid_at IS NULL {_ENDED}",
-                *self.t,
-                inv.fact_id,
-                by,
-            )
-            if row is not None:
-                self.result.invalidated += 1
-                links += self._user_link(row, by, None)
+            if by is not None:  # never end a fact whose replacement did not land
+                winners.setdefault(inv.fact_id, by)
+        if not winners:
+            return []
+        rows = await self.conn.fetch(
+            "UPDATE facts SET invalid_at = $3, invalid_reason = 'superseded',"
+            " invalidated_by = l.winner FROM unnest($4::bigint[], $5::bigint[]) AS l(loser, winner)"
+            f" WHERE id = l.loser AND {_TENANT} AND invalid_at IS NULL {_ENDED}, l.winner",
+            *self.t,
+            list(winners),
+            list(winners.values()),
+        )
+        order = {loser: i for i, loser in enumerate(winners)}
+        links: list[_Link] = []
+        for row in sorted(rows, key=lambda r: order[r["id"]]):
+            self.result.invalidated += 1
+            links += self._user_link(row, row["winner"], None)
         return links
 
     async def _apply_closures(self) -> list[_Link]:
