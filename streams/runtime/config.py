@@ -46,6 +46,12 @@ class WorkerConfig:
     max_record_bytes: int = 1_000_000
     metrics_port: int = 0
     transaction_timeout_ms: int = 10_000
+    # Deadline of ONE transactional call (init/begin/send_offsets/commit/abort) before the
+    # worker exits (watchdog.py, librdkafka#5456); 0 = off. kafka_io gives each call a
+    # 30 s timeout (transaction_timeout_ms, 10 s, bounds only how long the broker keeps a
+    # transaction open), so an honest call returns by ~30 s even at load 10 on 2 cores;
+    # 4x that is a hang, and still trips before the liveness probe (no poll for 150 s).
+    kafka_txn_watchdog_s: float = 120.0
     # Pause fetching when this many finished records wait for a lower offset.
     max_held: int = 10_000
     statistics_interval_ms: int = 5_000
@@ -92,6 +98,7 @@ class WorkerConfig:
             session_timeout_ms=settings.session_timeout_ms,
             transient_max_attempts=settings.transient_max_attempts,
             transient_min_retry_s=settings.transient_min_retry_s,
+            kafka_txn_watchdog_s=settings.kafka_txn_watchdog_s,
             max_record_bytes=settings.max_record_bytes,
             metrics_port=settings.metrics_port if metrics_port is None else metrics_port,
         )

@@ -33,6 +33,7 @@ from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, Topi
 from streams.runtime.config import WorkerConfig, consumer_conf, producer_conf
 from streams.runtime.metrics import WorkerMetrics
 from streams.runtime.records import TP, OutRecord, PartitionPlan, Record
+from streams.runtime.watchdog import Watchdog, exit_hung
 
 log = logging.getLogger("streams.runtime.kafka")
 rdkafka_log = logging.getLogger("librdkafka")
@@ -69,12 +70,15 @@ def _to_record(m: Any) -> Record:
 class KafkaIO:
     def __init__(
         self, cfg: WorkerConfig, *, transactional: bool, hooks: RebalanceHooks,
-        metrics: WorkerMetrics,
+        metrics: WorkerMetrics, on_hung: Callable[[str, float], None] = exit_hung,
     ) -> None:
         self.cfg = cfg
         self.transactional = transactional
         self._hooks = hooks
         self._metrics = metrics
+        # Each transactional call is timed: one stuck in librdkafka ends the process.
+        self.watchdog = Watchdog(cfg.kafka_txn_watchdog_s, on_hung,
+                                 name=f"kafka-watchdog-{cfg.stage}")
         self.executor = ThreadPoolExecutor(1, thread_name_prefix=f"kafka-{cfg.stage}")
         self._live: dict[TP, int] = {}
         self._committed: dict[TP, int] = {}
@@ -177,7 +181,8 @@ class KafkaIO:
         except (KafkaException, BufferError) as exc:
             self._metrics.commit("aborted")
             try:
-                p.abort_transaction(_TIMEOUT)
+                with self.watchdog.watch("abort_transaction"):
+                    p.abort_transaction(_TIMEOUT)
             except KafkaException as abort_exc:
                 raise FatalKafkaError(f"abort failed: {abort_exc}") from exc
             raise CommitFailed(f"transaction aborted: {exc}") from exc
@@ -217,9 +222,11 @@ class KafkaIO:
                 self.producer.poll(0.05)
 
     def _retrying(self, fn: Callable[..., T], *args: Any) -> T:
+        """A transactional call, watched, retried on a retriable error (3 tries)."""
         for attempt in range(3):
             try:
-                return fn(*args)
+                with self.watchdog.watch(getattr(fn, "__name__", "transactional call")):
+                    return fn(*args)
             except KafkaException as exc:
                 err = exc.args[0]
                 if isinstance(err, KafkaError) and err.fatal():
@@ -233,6 +240,7 @@ class KafkaIO:
         try:
             self.consumer.close()
         finally:
+            self.watchdog.close()
             if not self.transactional:
                 self.producer.flush(10)
 

@@ -3,7 +3,8 @@
 ``register(app)`` adds the command to the main CLI; ``python -m streams.runtime.worker_cli``
 runs it standalone (tests and the bench start real worker processes this way).
 Exit codes: 0 after a clean drain, 1 after a fatal Kafka error (let the supervisor
-restart it), 2 for a usage error.
+restart it), 2 for a usage error, 3 when a Kafka transactional call hung past
+``kafka_txn_watchdog_s`` (streams/runtime/watchdog.py; restart it too).
 """
 
 from __future__ import annotations
