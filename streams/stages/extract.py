@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Sequence
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -56,28 +57,34 @@ class ExtractStage:
         self.output_topic: str | None = deps.settings.topic("facts.extracted")
 
     async def handle(self, event: EpisodeCompleted, ctx: RecordContext) -> Sequence[BaseModel]:
-        settings, pool, worker = self.deps.settings, self.deps.pool, self.deps.worker_id
+        pool = self.deps.pool
         async with pool.acquire() as conn:
             status = await episodes.enqueue_episode(conn, event)
+            claimed = await self._claim_next(conn, event, ctx)
         started = 0
-        while True:
-            async with pool.acquire() as conn:
-                claimed = await episodes.claim_next(
-                    conn, event.dataset, event.project_id, worker, settings.claim_timeout_s,
-                    record=f"{ctx.topic}/{ctx.partition}/{ctx.offset}",
-                )  # fmt: skip
-            if claimed is None:
-                if not started:
-                    log.info(
-                        "extract: episode %s of %s is %s; nothing to start now (the tenant"
-                        " has an episode in flight, or nothing queued)", *_ids(event), status,
-                    )  # fmt: skip
-                return []
+        while claimed is not None:
             started += 1
             out = await self._run_claimed(claimed, ctx)
             if out:
                 return out  # in flight now: the writer wakes the next one
             # Skipped or failed: the gate is open again, start the tenant's next episode.
+            async with pool.acquire() as conn:
+                claimed = await self._claim_next(conn, event, ctx)
+        if not started:
+            log.info(
+                "extract: episode %s of %s is %s; nothing to start now (the tenant"
+                " has an episode in flight, or nothing queued)", *_ids(event), status,
+            )  # fmt: skip
+        return []
+
+    async def _claim_next(
+        self, conn: Any, event: EpisodeCompleted, ctx: RecordContext
+    ) -> EpisodeCompleted | None:
+        return await episodes.claim_next(
+            conn, event.dataset, event.project_id, self.deps.worker_id,
+            self.deps.settings.claim_timeout_s,
+            record=f"{ctx.topic}/{ctx.partition}/{ctx.offset}",
+        )  # fmt: skip
 
     async def _run_claimed(
         self, claimed: EpisodeCompleted, ctx: RecordContext
@@ -93,7 +100,7 @@ class ExtractStage:
             await _best_effort(self._release(claimed), "release the claim")
             raise
         except Exception as exc:
-            if is_transient(exc) and ctx.attempt < self.deps.settings.transient_max_attempts:
+            if is_transient(exc) and not ctx.final_attempt:
                 # The runtime retries this record, whose claim_next takes it again first.
                 await _best_effort(self._release(claimed), "release the claim")
             else:

@@ -42,10 +42,7 @@ class SummarizeStage:
         key = (event.dataset, event.project_id, event.episode_id)
         scope = CallScope(dataset=key[0], project_id=key[1], episode_id=key[2])
         async with pool.acquire() as conn:
-            await episodes.upsert_episode(conn, event)
-            state = await episodes.summary_state(conn, *key)
-        if state is None:  # the upsert just made it; only a concurrent delete gets here
-            raise RuntimeError(f"episode {key} vanished after its upsert")
+            state = await episodes.upsert_episode(conn, event)
         if state.status in ("done", "skipped") and not event.reprocess:
             log.info("summarize: episode %s of %s already %s", key[2], event.tenant, state.status)
             return []
@@ -55,70 +52,77 @@ class SummarizeStage:
                 await episodes.mark_summary_skipped(conn, *key, "no messages in the window")
             return []
 
-        summary = None if event.reprocess else state.summary
+        # Both model calls first, then one transaction stores their calls and the outcome.
+        calls: list[CallRecord] = []
+        kept = None if event.reprocess else state.summary
+        summary = kept
         if summary is None:
-            summary = await self._summarize(event, scope, models)
+            summary, error = await self._summarize(event, scope, models, calls)
             if summary is None:
+                await self._store(scope, calls, error=error)
                 return []
         else:
             log.info(
                 "summarize: episode %s of %s: summary kept, re-embedding", key[2], event.tenant
             )
-        await self._embed(event, scope, models, summary)
+        vector, error = await self._embed(scope, models, summary, calls)
+        # A new summary is saved even when its embedding failed, so a retry only re-embeds.
+        await self._store(scope, calls, summary=None if kept else summary, vector=vector,
+                          error=error)  # fmt: skip
+        if vector is not None:
+            log.info("summarize: episode %s of %s done", key[2], event.tenant)
         return []
 
     async def _summarize(
-        self, event: EpisodeCompleted, scope: CallScope, models: Models
-    ) -> str | None:
-        """The summary call; the saved summary, or None when it failed (and was counted)."""
-        key = (event.dataset, event.project_id, event.episode_id)
+        self, event: EpisodeCompleted, scope: CallScope, models: Models, calls: list[CallRecord]
+    ) -> tuple[str | None, str]:
+        """The summary call: the summary, or None and why."""
         request = SummarizeInput(scope=scope, messages=event.window_messages())
         try:
             result = await models.summarizer.summarize(request)
         except ModelError as exc:
-            await self._failed(scope, getattr(exc, "calls", []), f"summarisation failed: {exc}")
-            return None
+            calls += getattr(exc, "calls", [])
+            return None, f"summarisation failed: {exc}"
+        calls += result.calls
         summary = result.value.summary.strip()
-        async with self.deps.pool.acquire() as conn, conn.transaction():
-            await record_calls(conn, scope, STAGE, result.calls)
-            if not summary:
-                await episodes.mark_summary_failed(conn, *key, "summarisation returned nothing")
-                return None
-            await episodes.save_summary(conn, *key, summary)
-        return summary
+        return (summary, "") if summary else (None, "summarisation returned nothing")
 
     async def _embed(
-        self, event: EpisodeCompleted, scope: CallScope, models: Models, summary: str
-    ) -> None:
-        key = (event.dataset, event.project_id, event.episode_id)
+        self, scope: CallScope, models: Models, summary: str, calls: list[CallRecord]
+    ) -> tuple[list[float] | None, str]:
+        """The summary's embedding call: the vector, or None and why."""
         request = EmbedInput(scope=scope, purpose="summary", texts=[summary])
         try:
             result = await models.embedder.embed(request)
         except ModelError as exc:
-            await self._failed(scope, getattr(exc, "calls", []), f"embedding failed: {exc}")
-            return
+            calls += getattr(exc, "calls", [])
+            return None, f"embedding failed: {exc}"
+        calls += result.calls
         vectors, dim = result.value, self.deps.settings.embedding_dim
-        async with self.deps.pool.acquire() as conn, conn.transaction():
-            await record_calls(conn, scope, STAGE, result.calls)
-            if len(vectors) != 1 or len(vectors[0]) != dim:
-                shape = f"{len(vectors)} vectors of {[len(v) for v in vectors][:3]}"
-                await episodes.mark_summary_failed(
-                    conn, *key, f"embedding failed: expected 1 vector of {dim}, got {shape}"
-                )
-                return
-            await episodes.save_summary_embedding(conn, *key, vectors[0])
-        log.info("summarize: episode %s of %s done", key[2], event.tenant)
+        if len(vectors) != 1 or len(vectors[0]) != dim:
+            shape = f"{len(vectors)} vectors of {[len(v) for v in vectors][:3]}"
+            return None, f"embedding failed: expected 1 vector of {dim}, got {shape}"
+        return vectors[0], ""
 
-    async def _failed(self, scope: CallScope, calls: Sequence[CallRecord], error: str) -> None:
+    async def _store(
+        self,
+        scope: CallScope,
+        calls: Sequence[CallRecord],
+        *,
+        summary: str | None = None,
+        vector: list[float] | None = None,
+        error: str = "",
+    ) -> None:
+        key = (scope.dataset, scope.project_id, scope.episode_id)
         async with self.deps.pool.acquire() as conn, conn.transaction():
             await record_calls(conn, scope, STAGE, calls)
-            await episodes.mark_summary_failed(
-                conn, scope.dataset, scope.project_id, scope.episode_id, error
-            )
-        log.warning(
-            "summarize: episode %s of %s:%s: %s",
-            scope.episode_id, scope.dataset, scope.project_id, error,
-        )  # fmt: skip
+            if vector is not None:
+                await episodes.save_summary_embedding(conn, *key, vector, summary=summary)
+                return
+            if summary is not None:
+                await episodes.save_summary(conn, *key, summary)
+            await episodes.mark_summary_failed(conn, *key, error)
+        log.warning("summarize: episode %s of %s:%s: %s", key[2], key[0], key[1], error)
 
 
 def create_stage(deps: StageDeps) -> Stage[EpisodeCompleted]:

@@ -30,12 +30,14 @@ log = logging.getLogger(__name__)
 # pg_advisory_xact_lock(int4, int4) keys live apart from the writer's one-bigint keys.
 GATE_LOCK_CLASS = 0x67617465  # "gate"
 _KEY = "dataset = $1 AND project_id = $2 AND episode_id = $3"
+_SUMMARY_STATE = "status, summary, summary_embedding IS NOT NULL AS has_embedding, retry_count"
 
 
-async def upsert_episode(conn: Any, event: EpisodeCompleted) -> None:
-    """Create the row, or refresh its window and transcript; statuses are left alone."""
+async def upsert_episode(conn: Any, event: EpisodeCompleted) -> SummaryState:
+    """Create the row, or refresh its window and transcript; statuses are left alone.
+    Returns the summary's state, read in the same statement."""
     transcript = [m.model_dump(mode="json") for m in event.messages]
-    await conn.execute(
+    row = await conn.fetchrow(
         "INSERT INTO episodes (dataset, project_id, episode_id, session_id, event_id,"
         " from_seq, to_seq, transcript, completed_at)"
         " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
@@ -43,10 +45,11 @@ async def upsert_episode(conn: Any, event: EpisodeCompleted) -> None:
         " session_id = EXCLUDED.session_id, event_id = EXCLUDED.event_id,"
         " from_seq = EXCLUDED.from_seq, to_seq = EXCLUDED.to_seq,"
         " transcript = EXCLUDED.transcript, completed_at = EXCLUDED.completed_at,"
-        " updated_at = now()",
+        f" updated_at = now() RETURNING {_SUMMARY_STATE}",
         event.dataset, event.project_id, event.episode_id, event.session_id, event.event_id,
         event.window.from_seq, event.window.to_seq, transcript, event.completed_at,
     )  # fmt: skip
+    return SummaryState(**dict(row))
 
 
 # --- the per-tenant gate: park, claim, release ---------------------------------------------
@@ -256,8 +259,7 @@ async def summary_state(
     conn: Any, dataset: str, project_id: str, episode_id: str
 ) -> SummaryState | None:
     row = await conn.fetchrow(
-        "SELECT status, summary, summary_embedding IS NOT NULL AS has_embedding, retry_count"
-        f" FROM episodes WHERE {_KEY}",
+        f"SELECT {_SUMMARY_STATE} FROM episodes WHERE {_KEY}",
         dataset, project_id, episode_id,
     )  # fmt: skip
     return None if row is None else SummaryState(**dict(row))
@@ -275,13 +277,15 @@ async def save_summary(
 
 
 async def save_summary_embedding(
-    conn: Any, dataset: str, project_id: str, episode_id: str, embedding: list[float]
-) -> None:
-    """The last step of the summary: the embedding lands and the status is done."""
+    conn: Any, dataset: str, project_id: str, episode_id: str, embedding: list[float],
+    *, summary: str | None = None,
+) -> None:  # fmt: skip
+    """The last step of the summary: the embedding (with a new summary, if given) lands
+    and the status is done."""
     await conn.execute(
-        "UPDATE episodes SET summary_embedding = $4, status = 'done', last_error = NULL,"
-        f" updated_at = now() WHERE {_KEY}",
-        dataset, project_id, episode_id, embedding,
+        "UPDATE episodes SET summary_embedding = $4, summary = COALESCE($5, summary),"
+        f" status = 'done', last_error = NULL, updated_at = now() WHERE {_KEY}",
+        dataset, project_id, episode_id, embedding, summary,
     )  # fmt: skip
 
 

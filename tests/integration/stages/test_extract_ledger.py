@@ -194,7 +194,7 @@ class BlipGraph(BaseModel):
 async def test_a_transient_error_hands_the_claim_back_until_the_last_attempt(
     es_pool: Any,
 ) -> None:
-    deps = make_deps(es_pool, extract=lambda _: BlipGraph(), transient_max_attempts=3)
+    deps = make_deps(es_pool, extract=lambda _: BlipGraph())
     stage = create_stage(deps)
     ev = episode(new_tenant())
     for attempt in (1, 2):
@@ -204,7 +204,8 @@ async def test_a_transient_error_hands_the_claim_back_until_the_last_attempt(
         assert row["semantic_status"] == "queued" and row["semantic_retry_count"] == 0
     assert len(deps.models.extractor.requests) == 2
     with pytest.raises(TransientError):
-        await stage.handle(ev, replace(CTX, attempt=3))
+        # The runtime says which attempt is the last (attempts and time budget spent).
+        await stage.handle(ev, replace(CTX, attempt=3, final_attempt=True))
     row = await ledger(es_pool, ev)  # dead-lettered next: counted, and the gate is open
     assert row["semantic_status"] == "failed" and row["semantic_retry_count"] == 1
     assert "connection reset" in row["semantic_last_error"]
