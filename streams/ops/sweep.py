@@ -14,16 +14,18 @@ topic, keyed by tenant, so both the summarize and extract groups see them again:
   (an extraction dead-lettered mid-chain, a wake-up that was never produced).
 
 An episode past the cap is marked `failed` with its last error, and stays visible.
+The loop outlives a lost database connection: it reconnects and takes the lock again.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from streams.errors import is_transient
 from streams.events import EpisodeCompleted
 from streams.settings import Settings
 from streams.store.episodes import episode_from_row
@@ -134,30 +136,82 @@ def _why(row: Any, cap: int) -> str:
     return "pending past the claim timeout"
 
 
-async def run_sweeper(
-    database_url: str, settings: Settings, publish: Publish, *, once: bool = False
-) -> SweepReport | None:
-    """Loop forever (or one pass with once=True) as the single active sweeper."""
-    from streams.store.db import connect
+Connect = Callable[[str], Awaitable[Any]]
 
-    conn = await connect(database_url)
-    try:
-        # The session-level lock is held for the life of this process: one active
-        # sweeper, the others stand by and take over when it dies (its session ends).
-        while not await conn.fetchval("SELECT pg_try_advisory_lock($1)", SWEEPER_LOCK_KEY):
-            if once:
+
+async def run_sweeper(
+    database_url: str,
+    settings: Settings,
+    publish: Publish,
+    *,
+    once: bool = False,
+    connect: Connect | None = None,
+    on_pass: Callable[[SweepReport], None] | None = None,
+) -> SweepReport | None:
+    """Loop forever (or one pass with once=True) as the single active sweeper.
+
+    The loop survives a lost connection (a Postgres restart or failover, a terminated
+    backend): it logs, backs off, reconnects and takes the advisory lock again, or stands
+    by if another sweeper took over meanwhile. The lock is a session lock, so it was lost
+    with the session: two sweepers are never active at once. ``once`` fails fast.
+    ``on_pass`` sees every pass's report (tests, metrics).
+    """
+    if connect is None:
+        from streams.store.db import connect as db_connect
+
+        connect = db_connect
+    open_conn: Connect = connect
+    if once:
+        conn = await open_conn(database_url)
+        try:
+            if not await conn.fetchval("SELECT pg_try_advisory_lock($1)", SWEEPER_LOCK_KEY):
                 log.info("another sweeper is active; standing by")
                 return None
-            await asyncio.sleep(settings.sweep_interval_s)
-        while True:
-            report = await sweep_once(conn, settings, publish)
-            log.info(
-                "sweep pass: %d republished, %d ended failed",
-                len(report.republished),
-                len(report.ended_failed),
+            return await sweep_once(conn, settings, publish)
+        finally:
+            await _close(conn)
+    interval = settings.sweep_interval_s
+    failures = 0
+    while True:
+        conn = None
+        try:
+            conn = await open_conn(database_url)
+            # Held for the life of this session: one active sweeper, the others stand by
+            # and take over when its session ends (the process died, the connection broke).
+            while not await conn.fetchval("SELECT pg_try_advisory_lock($1)", SWEEPER_LOCK_KEY):
+                failures = 0
+                await asyncio.sleep(interval)
+            log.info("active sweeper (the sweep lock is ours)")
+            while True:
+                report = await sweep_once(conn, settings, publish)
+                failures = 0
+                if on_pass is not None:
+                    on_pass(report)
+                log.info(
+                    "sweep pass: %d republished, %d ended failed",
+                    len(report.republished),
+                    len(report.ended_failed),
+                )
+                await asyncio.sleep(interval)
+        except Exception as exc:
+            if not is_transient(exc):
+                raise
+            failures += 1
+            # 1 s, 2 s, 4 s ... up to 30 s (never longer than one sweep interval).
+            delay = min(min(30.0, interval), min(1.0, interval) * 2 ** min(failures - 1, 10))
+            log.warning(
+                "sweep: database connection lost or unavailable (%s: %s); reconnecting in"
+                " %.1fs", type(exc).__name__, exc, delay,
             )
-            if once:
-                return report
-            await asyncio.sleep(settings.sweep_interval_s)
-    finally:
-        await conn.close()
+        finally:
+            if conn is not None:
+                await _close(conn)
+        await asyncio.sleep(delay)
+
+
+async def _close(conn: Any) -> None:
+    """Close, or drop a connection that is already broken (close() would wait on it)."""
+    try:
+        await conn.close(timeout=5)
+    except Exception:
+        conn.terminate()

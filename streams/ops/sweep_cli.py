@@ -2,6 +2,8 @@
 
 Without ``--once`` it runs until SIGTERM/SIGINT, one pass every ``sweep_interval_s``,
 as the single active sweeper of its database (others stand by on the advisory lock).
+A lost database connection does not end it: it backs off, reconnects and takes the lock
+again (or stands by when another sweeper took over meanwhile).
 ``--once`` runs one pass and prints what it republished and what it ended ``failed``.
 Republished events go to the input topic through the idempotent Publisher, keyed by
 tenant, so summarize and extract both see them again.
