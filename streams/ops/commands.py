@@ -13,7 +13,7 @@ from rich.table import Table
 
 from streams.ops import kafka_admin as ka
 from streams.ops.cli_support import err, fail, out, settings_of
-from streams.ops.lag import StageLag, collect_lag, lag_as_json
+from streams.ops.lag import StageLag, collect_lag, group_chooser, lag_as_json
 from streams.ops.publish import publish_lines
 from streams.ops.stages_map import check_stage
 from streams.settings import STAGES
@@ -72,27 +72,42 @@ def lag_command(
         float | None,
         typer.Option(help="Refresh every SECONDS until Ctrl-C (--json: one line per refresh)."),
     ] = None,
-    stage: Annotated[
-        list[str] | None, typer.Option(help="Only this stage (repeatable).")
-    ] = None,
+    stage: Annotated[list[str] | None, typer.Option(help="Only this stage (repeatable).")] = None,
     all_partitions: Annotated[
         bool, typer.Option("--all", help="Also list partitions that never held a record.")
     ] = False,
+    group: Annotated[
+        str | None,
+        typer.Option(
+            help="Read this consumer group instead of factstream-<stage>;"
+            " needs exactly one --stage."
+        ),
+    ] = None,
+    group_prefix: Annotated[
+        str | None,
+        typer.Option(
+            help="Read the groups <PREFIX><stage>, e.g. demo.<run id>.factstream- for a demo run."
+        ),
+    ] = None,
 ) -> None:
     """Consumer lag per stage, topic and partition: log-end offset minus committed offset.
 
-    A partition where the stage's group has not committed yet counts from the earliest
-    offset still in the log (where a new worker starts), shown as committed "-".
+    Reads the groups factstream-<stage> unless --group / --group-prefix name others (the
+    workers' --group). A partition where the group has not committed yet counts from the
+    earliest offset still in the log (where a new worker starts), shown as committed "-";
+    a group that does not exist shows "-" everywhere.
     """
     settings = settings_of(ctx)
     try:
-        stages = [check_stage(s) for s in stage] if stage else list(STAGES)
+        named = [check_stage(s) for s in stage or []]
+        group_of = group_chooser(named, group=group, group_prefix=group_prefix)
     except ValueError as exc:
         raise fail(exc) from exc
+    stages = named or list(STAGES)
     admin = ka.admin_client(settings)
     while True:
         try:
-            report = collect_lag(settings, admin, stages)
+            report = collect_lag(settings, admin, stages, group_of)
         except KafkaException as exc:
             raise fail(exc) from exc
         if as_json:
@@ -112,24 +127,39 @@ def lag_command(
 def lag_table(report: list[StageLag], all_partitions: bool = False) -> Table:
     table = Table(title="consumer lag (lag = log-end - committed; '-' = never committed)")
     for col in ("stage", "group", "topic", "partition", "committed", "log-end", "lag"):
-        table.add_column(col, justify="right" if col in ("partition", "committed",
-                                                          "log-end", "lag") else "left")
+        table.add_column(
+            col, justify="right" if col in ("partition", "committed", "log-end", "lag") else "left"
+        )
     for s in report:
         if s.error is not None:
             table.add_row(s.stage, s.group, s.topic, "", "", "", f"[red]{s.error}[/red]")
             continue
         shown = [
-            p for p in s.partitions
-            if all_partitions or p.log_end > 0 or p.committed is not None
+            p for p in s.partitions if all_partitions or p.log_end > 0 or p.committed is not None
         ]
         for p in shown:
             committed = "-" if p.committed is None else str(p.committed)
-            table.add_row(s.stage, s.group, s.topic, str(p.partition), committed,
-                          str(p.log_end), str(p.lag))
+            table.add_row(
+                s.stage, s.group, s.topic, str(p.partition), committed, str(p.log_end), str(p.lag)
+            )
         hidden = len(s.partitions) - len(shown)
-        note = f" ({hidden} empty hidden)" if hidden else ""
-        table.add_row(f"[bold]{s.stage}[/bold]", "", f"total{note}", "", "", "",
-                      f"[bold]{s.lag}[/bold]", end_section=True)
-    table.add_row("[bold]all stages[/bold]", "", "", "", "", "",
-                  f"[bold]{sum(s.lag for s in report)}[/bold]")
+        notes = [f"{hidden} empty hidden"] if hidden else []
+        # A mistyped or deleted group reads as "never committed": say so once per stage.
+        if all(p.committed is None for p in s.partitions):
+            notes.append("group never committed here")
+        note = f" ({'; '.join(notes)})" if notes else ""
+        # The group is repeated here because every partition row may be hidden.
+        table.add_row(
+            f"[bold]{s.stage}[/bold]",
+            s.group,
+            f"total{note}",
+            "",
+            "",
+            "",
+            f"[bold]{s.lag}[/bold]",
+            end_section=True,
+        )
+    table.add_row(
+        "[bold]all stages[/bold]", "", "", "", "", "", f"[bold]{sum(s.lag for s in report)}[/bold]"
+    )
     return table

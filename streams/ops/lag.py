@@ -57,6 +57,34 @@ def stage_lag(admin: AdminClient, stage: str, group: str, topic: str) -> StageLa
     return StageLag(stage, group, topic, rows)
 
 
+def group_chooser(
+    stages: Sequence[str], *, group: str | None = None, group_prefix: str | None = None
+) -> Callable[[str], str]:
+    """Which consumer group `lag` reads per stage (``--group`` / ``--group-prefix``).
+
+    ``stages``: the stages the operator named with ``--stage`` (empty: every stage).
+    Workers started with ``--group`` (the demo, the bench, an operator's own naming) are
+    invisible under the default ``factstream-<stage>``. One group name can only mean one
+    stage: each stage reads its own topic, so a group is tied to the stage it runs.
+    """
+    if group is not None and group_prefix is not None:
+        raise ValueError("give --group or --group-prefix, not both")
+    if group is not None:
+        if not group:
+            raise ValueError("--group must not be empty")
+        if len(set(stages)) != 1:
+            named = ", ".join(dict.fromkeys(stages))
+            got = f"got --stage {named}" if named else "no --stage given"
+            raise ValueError(
+                f"--group {group} needs exactly one --stage ({got}); for one group per"
+                " stage use --group-prefix PREFIX (groups <PREFIX><stage>)"
+            )
+        return lambda _stage: group
+    if group_prefix is not None:
+        return lambda stage: f"{group_prefix}{stage}"
+    return stage_group
+
+
 def collect_lag(
     settings: Settings,
     admin: AdminClient,

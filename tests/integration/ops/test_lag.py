@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from streams.cli import app
 from streams.ops.kafka_admin import admin_client
 from streams.ops.lag import collect_lag
-from streams.settings import Settings
+from streams.settings import STAGES, Settings
 from tests.conftest import Tenant
 from tests.integration.ops.kafka_helpers import commit, produce
 
@@ -20,14 +20,18 @@ PARTITIONS = 3
 
 
 def test_lag_is_log_end_minus_committed(
-    tenant_settings: Settings, tenant: Tenant, create_topics: Callable[..., object],
+    tenant_settings: Settings,
+    tenant: Tenant,
+    create_topics: Callable[..., object],
 ) -> None:
     create_topics(tenant_settings, partitions=PARTITIONS)
     topic = tenant_settings.topic("facts.extracted")  # what the resolve stage reads
     # 7 records to partition 0, 4 to 1, 2 to 2, placed explicitly.
-    landed = produce(tenant_settings, topic, [
-        {"key": tenant.key, "value": b"{}", "partition": p} for p in [0] * 7 + [1] * 4 + [2] * 2
-    ])
+    landed = produce(
+        tenant_settings,
+        topic,
+        [{"key": tenant.key, "value": b"{}", "partition": p} for p in [0] * 7 + [1] * 4 + [2] * 2],
+    )
     log_end = Counter(p for p, _ in landed)
     assert log_end == {0: 7, 1: 4, 2: 2}
     group = f"test-resolve-{uuid.uuid4().hex[:8]}"
@@ -46,7 +50,9 @@ def test_lag_is_log_end_minus_committed(
 
 
 def test_lag_cli_json_and_table(
-    tenant_settings: Settings, tenant: Tenant, create_topics: Callable[..., object],
+    tenant_settings: Settings,
+    tenant: Tenant,
+    create_topics: Callable[..., object],
 ) -> None:
     create_topics(tenant_settings, partitions=PARTITIONS)
     topic = tenant_settings.topic("episodes.completed")
@@ -62,8 +68,7 @@ def test_lag_cli_json_and_table(
     report = json.loads(result.stdout)
     lags = {s["stage"]: s["lag"] for s in report["stages"]}
     # summarize and extract both read the input topic; no worker committed on this prefix.
-    assert lags == {"summarize": 3, "extract": 3, "resolve": 0, "dedup": 0, "judge": 0,
-                    "write": 0}
+    assert lags == {"summarize": 3, "extract": 3, "resolve": 0, "dedup": 0, "judge": 0, "write": 0}
     assert report["total_lag"] == 6
     extract = next(s for s in report["stages"] if s["stage"] == "extract")
     assert extract["group"] == "factstream-extract" and extract["topic"] == topic
@@ -72,3 +77,133 @@ def test_lag_cli_json_and_table(
     table = runner.invoke(app, ["lag", "--stage", "extract"], env=env)
     assert table.exit_code == 0, table.output
     assert "factstream-extract" in table.output and "summarize" not in table.output
+
+
+def env_of(settings: Settings) -> dict[str, str]:
+    return {
+        "FACTSTREAM_KAFKA_BOOTSTRAP_SERVERS": settings.kafka_bootstrap_servers,
+        "FACTSTREAM_TOPIC_PREFIX": settings.topic_prefix,
+    }
+
+
+def test_lag_group_reads_that_groups_committed_offsets(
+    tenant_settings: Settings,
+    tenant: Tenant,
+    create_topics: Callable[..., object],
+) -> None:
+    create_topics(tenant_settings, partitions=PARTITIONS)
+    topic = tenant_settings.topic("facts.deduped")  # what the judge stage reads
+    produce(
+        tenant_settings,
+        topic,
+        [{"key": tenant.key, "value": b"{}", "partition": p} for p in [0] * 6 + [1] * 3],
+    )
+    group = f"ops-{uuid.uuid4().hex[:8]}-judge"  # a worker run with --group
+    commit(tenant_settings, group, topic, {0: 4, 1: 3})
+    runner = CliRunner()
+
+    result = runner.invoke(
+        app, ["lag", "--stage", "judge", "--group", group, "--json"], env=env_of(tenant_settings)
+    )
+
+    assert result.exit_code == 0, result.output
+    (judge,) = json.loads(result.stdout)["stages"]
+    assert (judge["stage"], judge["group"], judge["topic"]) == ("judge", group, topic)
+    assert {p["partition"]: p["committed"] for p in judge["partitions"]} == {0: 4, 1: 3, 2: None}
+    assert judge["lag"] == (6 - 4) + (3 - 3)
+    # Without --group the default group is read: it never committed on this topic.
+    default = runner.invoke(app, ["lag", "--stage", "judge", "--json"], env=env_of(tenant_settings))
+    (judge,) = json.loads(default.stdout)["stages"]
+    assert judge["group"] == "factstream-judge" and judge["lag"] == 9
+
+    table = runner.invoke(
+        app, ["lag", "--stage", "judge", "--group", group], env=env_of(tenant_settings)
+    )
+    assert table.exit_code == 0, table.output
+    assert group in table.output and "factstream-judge" not in table.output
+
+
+def test_lag_group_prefix_reads_prefix_plus_stage_for_every_stage(
+    tenant_settings: Settings,
+    tenant: Tenant,
+    create_topics: Callable[..., object],
+) -> None:
+    create_topics(tenant_settings, partitions=PARTITIONS)
+    inputs = tenant_settings.topic("episodes.completed")
+    judged = tenant_settings.topic("facts.judged")
+    produce(
+        tenant_settings,
+        inputs,
+        [{"key": tenant.key, "value": b"{}", "partition": 0} for _ in range(5)],
+    )
+    produce(
+        tenant_settings,
+        judged,
+        [{"key": tenant.key, "value": b"{}", "partition": 1} for _ in range(2)],
+    )
+    prefix = tenant_settings.topic_prefix  # the bench names its groups <topic_prefix><stage>
+    commit(tenant_settings, f"{prefix}extract", inputs, {0: 5})
+    commit(tenant_settings, f"{prefix}summarize", inputs, {0: 1})
+    commit(tenant_settings, f"{prefix}write", judged, {1: 2})
+
+    result = CliRunner().invoke(
+        app, ["lag", "--group-prefix", prefix, "--json"], env=env_of(tenant_settings)
+    )
+
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert {s["stage"]: s["group"] for s in report["stages"]} == {s: f"{prefix}{s}" for s in STAGES}
+    assert {s["stage"]: s["lag"] for s in report["stages"]} == {
+        "summarize": 4,
+        "extract": 0,
+        "resolve": 0,
+        "dedup": 0,
+        "judge": 0,
+        "write": 0,
+    }
+    write = next(s for s in report["stages"] if s["stage"] == "write")
+    assert write["partitions"][1]["committed"] == 2
+
+
+def test_lag_unknown_group_is_not_an_error_and_names_the_group(
+    tenant_settings: Settings,
+    tenant: Tenant,
+    create_topics: Callable[..., object],
+) -> None:
+    create_topics(tenant_settings, partitions=PARTITIONS)
+    produce(
+        tenant_settings,
+        tenant_settings.topic("facts.resolved"),
+        [{"key": tenant.key, "value": b"{}", "partition": 2} for _ in range(3)],
+    )
+    group = f"ops-{uuid.uuid4().hex[:8]}-typo"  # no offsets, no members
+
+    result = CliRunner().invoke(
+        app, ["lag", "--stage", "dedup", "--group", group], env=env_of(tenant_settings)
+    )
+
+    assert result.exit_code == 0, result.output
+    row = next(
+        line
+        for line in result.output.splitlines()
+        if f"│ {group} " in line and "│         2 │" in line
+    )
+    assert [cell.strip() for cell in row.split("│")[4:8]] == ["2", "-", "3", "3"]
+    assert "group never committed here" in result.output
+
+
+def test_lag_group_needs_exactly_one_stage(tenant_settings: Settings) -> None:
+    env = env_of(tenant_settings)
+    runner = CliRunner()
+
+    for stages in ([], ["extract", "write"]):
+        args = [arg for s in stages for arg in ("--stage", s)]
+        result = runner.invoke(app, ["lag", "--group", "my-extractors", *args], env=env)
+        assert result.exit_code != 0, result.output
+        assert "--group my-extractors needs exactly one --stage" in result.output
+
+    both = runner.invoke(
+        app, ["lag", "--stage", "extract", "--group", "g", "--group-prefix", "p."], env=env
+    )
+    assert both.exit_code != 0
+    assert "--group or --group-prefix, not both" in both.output

@@ -38,14 +38,21 @@ def env_of(settings: Settings) -> dict[str, str]:
 
 def fill_with_timestamps(settings: Settings, tenant: Tenant, topic: str) -> None:
     """10 records per partition; record i has timestamp BASE + i seconds."""
-    produce(settings, topic, [
-        {"key": tenant.key, "value": b"{}", "partition": p, "timestamp": BASE_MS + i * 1000}
-        for p in range(PARTITIONS) for i in range(10)
-    ])
+    produce(
+        settings,
+        topic,
+        [
+            {"key": tenant.key, "value": b"{}", "partition": p, "timestamp": BASE_MS + i * 1000}
+            for p in range(PARTITIONS)
+            for i in range(10)
+        ],
+    )
 
 
 def test_dry_run_changes_nothing(
-    tenant_settings: Settings, tenant: Tenant, create_topics: Callable[..., object],
+    tenant_settings: Settings,
+    tenant: Tenant,
+    create_topics: Callable[..., object],
 ) -> None:
     create_topics(tenant_settings, partitions=PARTITIONS)
     topic = tenant_settings.topic("facts.deduped")
@@ -64,7 +71,9 @@ def test_dry_run_changes_nothing(
 
 
 def test_execute_to_datetime_moves_offsets_to_the_first_record_at_that_time(
-    tenant_settings: Settings, tenant: Tenant, create_topics: Callable[..., object],
+    tenant_settings: Settings,
+    tenant: Tenant,
+    create_topics: Callable[..., object],
 ) -> None:
     create_topics(tenant_settings, partitions=PARTITIONS)
     topic = tenant_settings.topic("facts.judged")
@@ -75,8 +84,17 @@ def test_execute_to_datetime_moves_offsets_to_the_first_record_at_that_time(
 
     result = CliRunner().invoke(
         app,
-        ["replay", "write", "--group", group, "--to-datetime", when, "--partitions", "0,1",
-         "--execute"],
+        [
+            "replay",
+            "write",
+            "--group",
+            group,
+            "--to-datetime",
+            when,
+            "--partitions",
+            "0,1",
+            "--execute",
+        ],
         env=env_of(tenant_settings),
     )
 
@@ -86,7 +104,8 @@ def test_execute_to_datetime_moves_offsets_to_the_first_record_at_that_time(
 
     later = datetime.fromtimestamp((BASE_MS + 60_000) / 1000, UTC).isoformat()
     result = CliRunner().invoke(
-        app, ["replay", "write", "--group", group, "--to-datetime", later, "--execute"],
+        app,
+        ["replay", "write", "--group", group, "--to-datetime", later, "--execute"],
         env=env_of(tenant_settings),
     )
     assert result.exit_code == 0, result.output
@@ -95,15 +114,23 @@ def test_execute_to_datetime_moves_offsets_to_the_first_record_at_that_time(
 
 
 def test_execute_refuses_while_the_group_has_an_active_member(
-    tenant_settings: Settings, tenant: Tenant, create_topics: Callable[..., object],
+    tenant_settings: Settings,
+    tenant: Tenant,
+    create_topics: Callable[..., object],
 ) -> None:
     create_topics(tenant_settings, partitions=PARTITIONS)
     topic = tenant_settings.topic("facts.resolved")
     fill_with_timestamps(tenant_settings, tenant, topic)
     group = f"test-dedup-{uuid.uuid4().hex[:8]}"
     commit(tenant_settings, group, topic, {0: 10, 1: 10, 2: 10})
-    member = Consumer({**tenant_settings.kafka_common, "group.id": group,
-                       "client.id": "busy-worker", "enable.auto.commit": False})
+    member = Consumer(
+        {
+            **tenant_settings.kafka_common,
+            "group.id": group,
+            "client.id": "busy-worker",
+            "enable.auto.commit": False,
+        }
+    )
     member.subscribe([topic])
     try:
         deadline = time.monotonic() + 20
@@ -112,7 +139,8 @@ def test_execute_refuses_while_the_group_has_an_active_member(
         assert member.assignment(), "the test consumer never joined its group"
 
         result = CliRunner().invoke(
-            app, ["replay", "dedup", "--group", group, "--to-earliest", "--execute"],
+            app,
+            ["replay", "dedup", "--group", group, "--to-earliest", "--execute"],
             env=env_of(tenant_settings),
         )
     finally:
@@ -124,13 +152,16 @@ def test_execute_refuses_while_the_group_has_an_active_member(
 
 
 def test_reprocess_republishes_done_episodes_with_reprocess_true(
-    tenant_settings: Settings, tenant: Tenant, create_topics: Callable[..., object],
+    tenant_settings: Settings,
+    tenant: Tenant,
+    create_topics: Callable[..., object],
 ) -> None:
     create_topics(tenant_settings, partitions=PARTITIONS)
     topic = tenant_settings.topic("episodes.completed")
     episodes = [episode_json(tenant.dataset, tenant.project_id, f"e{i}") for i in range(4)]
-    landed = produce(tenant_settings, topic,
-                     [{"key": tenant.key, "value": e.encode()} for e in episodes])
+    landed = produce(
+        tenant_settings, topic, [{"key": tenant.key, "value": e.encode()} for e in episodes]
+    )
     (partition,) = {p for p, _ in landed}
     group = f"test-extract-{uuid.uuid4().hex[:8]}"
     commit(tenant_settings, group, topic, {partition: 3})  # e0..e2 done, e3 not yet read
@@ -144,7 +175,8 @@ def test_reprocess_republishes_done_episodes_with_reprocess_true(
     assert len(consume_all(tenant_settings, topic, 4)) == 4  # nothing was published
 
     result = CliRunner().invoke(
-        app, ["replay", "extract", "--group", group, "--to-earliest", "--reprocess", "--execute"],
+        app,
+        ["replay", "extract", "--group", group, "--to-earliest", "--reprocess", "--execute"],
         env=env,
     )
     assert result.exit_code == 0, result.output
@@ -169,7 +201,8 @@ def test_reprocess_republishes_done_episodes_with_reprocess_true(
 
 
 def test_reprocess_refused_for_stages_after_extraction(
-    tenant_settings: Settings, create_topics: Callable[..., object],
+    tenant_settings: Settings,
+    create_topics: Callable[..., object],
 ) -> None:
     create_topics(tenant_settings, partitions=PARTITIONS)
     result = CliRunner().invoke(
@@ -177,3 +210,31 @@ def test_reprocess_refused_for_stages_after_extraction(
     )
     assert result.exit_code == 1
     assert "--reprocess applies to summarize and extract" in result.output
+
+
+def test_execute_with_group_moves_only_that_group(
+    tenant_settings: Settings,
+    tenant: Tenant,
+    create_topics: Callable[..., object],
+) -> None:
+    create_topics(tenant_settings, partitions=PARTITIONS)
+    topic = tenant_settings.topic("facts.deduped")
+    fill_with_timestamps(tenant_settings, tenant, topic)
+    group = f"ops-{uuid.uuid4().hex[:8]}-judge"  # workers run with `worker judge --group`
+    commit(tenant_settings, group, topic, {0: 10, 1: 10, 2: 10})
+    # The default group factstream-judge is shared by the broker's users, so it is not
+    # committed here: on this test's own topic it must stay without offsets (-1001).
+    default_before = committed(tenant_settings, "factstream-judge", topic, PARTITIONS)
+    assert default_before == {0: -1001, 1: -1001, 2: -1001}
+
+    result = CliRunner().invoke(
+        app,
+        ["replay", "judge", "--group", group, "--shift-by", "-4", "--execute"],
+        env=env_of(tenant_settings),
+    )
+
+    assert result.exit_code == 0, result.output
+    assert f"replay judge: group {group}, topic {topic}" in result.output
+    assert f"group {group}: 12 records to replay" in result.output
+    assert committed(tenant_settings, group, topic, PARTITIONS) == {0: 6, 1: 6, 2: 6}
+    assert committed(tenant_settings, "factstream-judge", topic, PARTITIONS) == default_before
