@@ -119,6 +119,9 @@ def summarise(
     per_stage = {
         stage: {
             "cpu_ms_per_episode": round(1000 * w["cpu_s"] / n, 2),
+            "postgres_cpu_ms_per_episode": round(
+                1000 * servers.get("pg_cpu_s_by_app", {}).get(f"factstream-{stage}", 0.0) / n, 2
+            ),
             "handler_ms_mean": round(1000 * w["handler_s"] / w["records"], 2) if w["records"]
             else None,
             "records": int(w["records"]),

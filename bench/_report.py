@@ -72,14 +72,18 @@ def _table(head: list[str], rows: list[list[Any]]) -> list[str]:
 
 
 def _stages(res: dict[str, Any], rss: dict[str, float] | None) -> list[str]:
-    rows = [[s, res["stages"][s]["cpu_ms_per_episode"], res["stages"][s]["handler_ms_mean"],
-             (rss or {}).get(s)] for s in STAGE_ORDER if s in res["stages"]]  # fmt: skip
+    rows = [[s, res["stages"][s]["cpu_ms_per_episode"],
+             res["stages"][s].get("postgres_cpu_ms_per_episode"),
+             res["stages"][s]["handler_ms_mean"], (rss or {}).get(s)]
+            for s in STAGE_ORDER if s in res["stages"]]  # fmt: skip
     cpu = res["cpu_ms_per_episode"]
-    rows += [["all workers", cpu["workers_total"], None, None],
-             ["postgres backends (bench db)", cpu["postgres_backends"], None, None],
-             ["kafka broker (shared)", cpu["kafka_broker_shared"], None, None],
-             ["bench publisher", cpu["bench_publisher"], None, None]]  # fmt: skip
-    return _table(["stage", "CPU ms / episode", "handler ms (mean)", "peak RSS MB"], rows)
+    rows += [["all workers", cpu["workers_total"], None, None, None],
+             ["postgres backends (bench db)", cpu["postgres_backends"], None, None, None],
+             ["kafka broker (shared)", cpu["kafka_broker_shared"], None, None, None],
+             ["bench publisher", cpu["bench_publisher"], None, None, None]]  # fmt: skip
+    head = ["stage", "CPU ms / episode", "its Postgres sessions' CPU ms / episode",
+            "handler ms (mean)", "peak RSS MB"]  # fmt: skip
+    return _table(head, rows)
 
 
 def _run_line(name: str, res: dict[str, Any]) -> list[Any]:

@@ -113,7 +113,7 @@ class Ctx:
         fleet = Fleet(settings, self.log_dir / name, concurrency, env or {}, profile_dir)
         try:
             fleet.start()
-            yield fleet, Phase(fleet, Probe(database_name(url), self.args.bootstrap), None,
+            yield fleet, Phase(fleet, Probe(database_name(url), self.args.bootstrap, url), None,
                                settings)
         finally:
             fleet.stop()

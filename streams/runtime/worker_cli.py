@@ -51,12 +51,13 @@ async def run_worker(
     instance_id: str | None = None,
     concurrency: int | None = None,
     metrics_port: int | None = None,
+    pool_name: str | None = None,
 ) -> int:
     pool: Any = None
     if settings.database_url is not None:
         from streams.store.db import create_pool
 
-        pool = await create_pool(settings.require_database_url())
+        pool = await create_pool(settings.require_database_url(), application_name=pool_name)
     try:
         deps = StageDeps(
             settings=settings, pool=pool, models=LazyModels(settings),
@@ -108,6 +109,7 @@ def worker_command(
     code = asyncio.run(run_worker(
         load_settings(), factory, group=group, instance_id=instance_id,
         concurrency=concurrency, metrics_port=metrics_port,
+        pool_name=f"factstream-{stage}",  # pg_stat_activity shows which stage a session serves
     ))
     raise typer.Exit(code)
 

@@ -27,11 +27,16 @@ async def _keep_session(conn: asyncpg.Connection) -> None:
     """
 
 
-async def create_pool(database_url: str, *, min_size: int = 1, max_size: int = 10) -> Any:
-    """An asyncpg pool whose connections speak `vector` and `jsonb` natively."""
+async def create_pool(
+    database_url: str, *, min_size: int = 1, max_size: int = 10,
+    application_name: str | None = None,
+) -> Any:  # fmt: skip
+    """An asyncpg pool whose connections speak `vector` and `jsonb` natively.
+    ``application_name`` names its sessions in pg_stat_activity (workers: their stage)."""
+    server_settings = {"application_name": application_name} if application_name else None
     return await asyncpg.create_pool(
         database_url, min_size=min_size, max_size=max_size, init=_init_connection,
-        reset=_keep_session,
+        reset=_keep_session, server_settings=server_settings,
     )  # fmt: skip
 
 
