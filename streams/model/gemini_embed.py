@@ -1,4 +1,4 @@
-"""The Gemini embedder: one batchEmbedContents call per request, the database's dimension.
+"""The Gemini embedder: batchEmbedContents calls of at most 100 texts, the database's dimension.
 
 gemini-embedding-001 only normalises its full 3072-dim output; truncated vectors
 (output_dimensionality < 3072) are not unit length, so they are normalised here. Cosine
@@ -18,6 +18,9 @@ from streams.model.ports import CallRecord, EmbedInput, ModelCallFailed, ModelRe
 from streams.model.retry import RetriesExhausted, RetryPolicy, with_retries
 from streams.settings import Settings
 
+# batchEmbedContents refuses more: "at most 100 requests can be in one batch" (400).
+MAX_BATCH = 100
+
 
 def _unit(values: list[float]) -> list[float]:
     norm = math.sqrt(sum(v * v for v in values))
@@ -32,12 +35,25 @@ class GeminiEmbedder:
         self.config = types.EmbedContentConfig(output_dimensionality=self.dim)
 
     async def embed(self, request: EmbedInput) -> ModelResult[list[list[float]]]:
-        if not request.texts:
-            return ModelResult([], [])
+        """One batchEmbedContents call per MAX_BATCH texts (one call for any episode: the
+        guards cap its facts at 12, so its entities and facts stay far below 100)."""
+        vectors: list[list[float]] = []
+        calls: list[CallRecord] = []
         texts = list(request.texts)
+        for first in range(0, len(texts), MAX_BATCH):
+            chunk = texts[first : first + MAX_BATCH]
+            try:
+                got, record = await self._batch(chunk, request.purpose)
+            except ModelCallFailed as exc:
+                raise ModelCallFailed(str(exc), [*calls, *exc.calls]) from exc
+            vectors += got
+            calls.append(record)
+        return ModelResult(vectors, calls)
+
+    async def _batch(self, texts: list[str], purpose: str) -> tuple[list[list[float]], CallRecord]:
         record_request = {
             "model": self.model,
-            "purpose": request.purpose,
+            "purpose": purpose,
             "texts": texts,
             "config": {"output_dimensionality": self.dim, "timeout_s": self.policy.timeout_s},
         }
@@ -62,7 +78,7 @@ class GeminiEmbedder:
                 error=describe_error(exc.error),
             )
             raise ModelCallFailed(
-                f"gemini embed call ({self.model}, {len(texts)} {request.purpose} texts)"
+                f"gemini embed call ({self.model}, {len(texts)} {purpose} texts)"
                 f" failed after {exc.attempts} attempt(s): {describe_error(exc.error)}",
                 [record],
             ) from exc.error
@@ -89,4 +105,4 @@ class GeminiEmbedder:
         record = CallRecord(
             "embed", self.model, record_request, summary, elapsed_ms(started), attempts=attempts
         )
-        return ModelResult([_unit(v) for v in vectors], [record])
+        return [_unit(v) for v in vectors], record

@@ -47,6 +47,38 @@ async def test_one_batch_request_per_embed_call_with_output_dimensionality(
     assert record.response == {"count": 3, "dims": [TEST_EMBEDDING_DIM]}
 
 
+async def test_more_than_100_texts_go_in_batches_of_100(
+    gemini_stub: GeminiStub, stub_settings: Settings
+) -> None:
+    """The API refuses a batch over 100 texts; vectors come back in the texts' order."""
+    texts = [f"fact {i}" for i in range(230)]
+    gemini_stub.reply(*(embed_reply([vec(i) for i in range(a, b)])
+                        for a, b in ((0, 100), (100, 200), (200, 230))))  # fmt: skip
+    result = await GeminiEmbedder(stub_settings).embed(
+        EmbedInput(scope=SCOPE, purpose="facts", texts=texts)
+    )
+    sent = [[r["content"]["parts"][0]["text"] for r in seen.body["requests"]]
+            for seen in gemini_stub.calls("batchEmbedContents")]  # fmt: skip
+    assert [len(batch) for batch in sent] == [100, 100, 30]
+    assert [t for batch in sent for t in batch] == texts
+    norm = [v / math.hypot(*vec(201)) for v in vec(201)]
+    assert all(math.isclose(a, b) for a, b in zip(result.value[201], norm, strict=True))
+    assert [c.request["texts"] for c in result.calls] == sent
+
+
+async def test_a_failed_later_batch_reports_every_call(
+    gemini_stub: GeminiStub, stub_settings: Settings
+) -> None:
+    texts = [f"fact {i}" for i in range(150)]
+    gemini_stub.reply(embed_reply([vec(i) for i in range(100)]), embed_reply([vec(1)]))
+    with pytest.raises(ModelCallFailed) as failed:
+        await GeminiEmbedder(stub_settings).embed(
+            EmbedInput(scope=SCOPE, purpose="facts", texts=texts)
+        )
+    first, second = failed.value.calls
+    assert first.error is None and "asked for 50 embeddings, got 1" in (second.error or "")
+
+
 async def test_empty_batch_makes_no_request(
     gemini_stub: GeminiStub, stub_settings: Settings
 ) -> None:
