@@ -65,13 +65,19 @@ class WriteStage:
         self.output_topic: str | None = None
 
     async def handle(self, event: FactsJudged, ctx: RecordContext) -> Sequence[BaseModel | Routed]:
-        result = await write_judged(
-            self.pool,
-            event,
-            ctx,
-            lock_timeout_ms=self.settings.writer_lock_timeout_ms,
-            statement_timeout_ms=self.settings.writer_statement_timeout_ms,
-        )
+        async with self.pool.acquire() as conn:
+            result = await write_judged(
+                conn,
+                event,
+                ctx,
+                lock_timeout_ms=self.settings.writer_lock_timeout_ms,
+                statement_timeout_ms=self.settings.writer_statement_timeout_ms,
+            )
+            # After the commit, on the same connection: the tenant's next queued episode,
+            # if nothing is in flight.
+            nxt = await next_to_release(
+                conn, event.dataset, event.project_id, self.settings.claim_timeout_s
+            )
         export(result)
         counts = " ".join(f"{outcome}={getattr(result, outcome)}" for outcome in OUTCOMES)
         # The JSON log keeps only known fields, so the counts ride in the message.
@@ -79,14 +85,6 @@ class WriteStage:
             "redelivered record skipped" if result.redelivered else f"written: {counts}",
             extra={"tenant": event.tenant, "episode_id": event.episode_id, "offset": ctx.offset},
         )
-        return await self._wake_next(event)
-
-    async def _wake_next(self, event: FactsJudged) -> list[BaseModel | Routed]:
-        """After the commit: wake the tenant's next queued episode, if nothing is in flight."""
-        async with self.pool.acquire() as conn:
-            nxt = await next_to_release(
-                conn, event.dataset, event.project_id, self.settings.claim_timeout_s
-            )
         if nxt is None:
             return []
         log.info(

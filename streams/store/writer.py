@@ -56,7 +56,7 @@ _LOCK = (
 
 
 async def write_judged(
-    pool: Any,
+    conn: Any,
     event: FactsJudged,
     ctx: RecordContext,
     *,
@@ -65,7 +65,7 @@ async def write_judged(
 ) -> WriteResult:
     """Apply one judged episode in one transaction; a redelivered offset changes nothing."""
     tenant = tenant_key(event.dataset, event.project_id)
-    async with pool.acquire() as conn, conn.transaction(isolation="read_committed"):
+    async with conn.transaction(isolation="read_committed"):
         now = await conn.fetchval(
             _LOCK, tenant, f"{lock_timeout_ms}ms", f"{statement_timeout_ms}ms", column=3
         )
