@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import math
+
 import asyncpg
 import pytest
+from pgvector import Vector
 
+from streams.store.db import connect
 from streams.store.migrate import load_migrations, migrate
 from tests.db_support import TEST_EMBEDDING_DIM, create_fresh_database
 
@@ -81,3 +85,26 @@ async def test_partial_unique_index_on_live_facts(db_url: str) -> None:
         assert [(r["id"], r["live"]) for r in rows] == [(first, False), (second, True)]
     finally:
         await conn.close()
+
+
+@pytest.mark.parametrize("dim", [768, 2000])
+async def test_fact_vectors_stay_in_their_row_when_it_fits(database_url: str, dim: int) -> None:
+    """Migration 007: a 768-dim vector (3 KB) is stored inline, not in the TOAST table
+    (which made exact scans ~5x slower); so is a 2000-dim one (8 KB, pgvector's HNSW
+    maximum, just under the largest row a page holds)."""
+    conn = await connect(await create_fresh_database(database_url, dim=dim))
+    try:
+        fact_id = await conn.fetchval(INSERT_FACT, "ds", "p")
+        await conn.execute(
+            "UPDATE facts SET embedding = $2 WHERE id = $1",
+            fact_id, Vector([math.sin(i) for i in range(dim)]),  # incompressible
+        )  # fmt: skip
+        toast = await conn.fetchval(
+            "SELECT reltoastrelid::regclass::text FROM pg_class WHERE relname = 'facts'"
+        )
+        toasted = await conn.fetchval(f"SELECT count(*) FROM {toast}")
+        stored = await conn.fetchval("SELECT embedding FROM facts WHERE id = $1", fact_id)
+    finally:
+        await conn.close()
+    assert len(stored.to_list()) == dim
+    assert toasted == 0
