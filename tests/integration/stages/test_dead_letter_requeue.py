@@ -47,8 +47,8 @@ def processor(pool: Any) -> tuple[RecordProcessor, str]:
 
 
 def resolved(ev: EpisodeCompleted) -> Record:
-    fact = Fact(subject="user", predicate="lives in", object="berlin",
-                kind=FactKind.LITERAL, confidence=0.9, source_quote="I moved to Berlin")  # fmt: skip
+    fact = Fact(subject="user", predicate="lives in", object="berlin", kind=FactKind.LITERAL,
+                confidence=0.9, source_quote="I moved to Berlin")  # fmt: skip
     out = FactsResolved(dataset=ev.dataset, project_id=ev.project_id, episode_id=ev.episode_id,
                         source_event_id=ev.event_id, entities=[], facts=[fact])  # fmt: skip
     key = ev.tenant.encode()
