@@ -137,32 +137,11 @@ class RecordProcessor:
                     attempt += 1
                     continue
                 self._metrics.processing.observe(self._clock() - started)
-                reason = self._reason(exc)
-                dead = self._dead(rec, exc, attempt, reason, event)
-                return dead + await self._after_dead_letter(rec, event, reason, exc)
+                return self._dead(rec, exc, attempt, self._reason(exc), event)
             self._metrics.processing.observe(self._clock() - started)
             self._metrics.record("ok" if attempt == 1 else "retried")
             log.debug("processed", extra={**self._fields(rec, event), "attempt": attempt})
             return outs
-
-    async def _after_dead_letter(
-        self, rec: Record, event: BaseModel, reason: str, exc: BaseException
-    ) -> tuple[OutRecord, ...]:
-        """The stage's ``on_dead_letter`` hook, if any: its records are produced in the
-        dead letter's transaction. A failing hook is logged, never fatal: the dead letter
-        itself must still be committed."""
-        hook = getattr(self._stage, "on_dead_letter", None)
-        if hook is None:
-            return ()
-        try:
-            return self._encode(rec, await hook(event, reason, f"{type(exc).__name__}: {exc}"))
-        except asyncio.CancelledError:
-            raise
-        except Exception as hook_exc:
-            log.warning(
-                "on_dead_letter failed: %r", hook_exc, extra=self._fields(rec, event)
-            )
-            return ()
 
     def _encode(self, rec: Record, results: Sequence[BaseModel | Routed]) -> tuple[OutRecord, ...]:
         outs: list[OutRecord] = []

@@ -61,11 +61,6 @@ class Stage(Protocol[In]):
         """Process one event; raise TransientError to retry, PoisonError to dead-letter."""
         ...
 
-    # Optional, looked up with getattr like ``key_of`` and ``lane_by``:
-    # ``async def on_dead_letter(event, reason, error) -> Sequence[BaseModel | Routed]``
-    # runs when a decoded event is dead-lettered; what it returns is produced in the dead
-    # letter's transaction (streams/stages/after_dead_letter.py).
-
 
 @dataclass(frozen=True)
 class Routed:

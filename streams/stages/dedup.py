@@ -15,10 +15,9 @@ from pydantic import BaseModel
 
 from streams.events import FactsDeduped, FactsResolved
 from streams.model.ports import Embedder
-from streams.runtime.stage import RecordContext, Routed, Stage, StageDeps
+from streams.runtime.stage import RecordContext, Stage, StageDeps
 from streams.settings import Settings
 from streams.stages import dedup_logic
-from streams.stages.after_dead_letter import requeue_episode
 from streams.stages.embed_batch import derived_event_id, embed_batch, scope_of
 from streams.store.live_facts import LiveFact, find_live_by_triples, nearest_live_facts
 from streams.store.vector_search import DEFAULT_TUNING, ScanTuning
@@ -80,10 +79,6 @@ class DedupStage:
                 dropped=[*event.dropped, *exact.dropped, *near.dropped],
             )
         ]
-
-    async def on_dead_letter(self, event: FactsResolved, reason: str, error: str) -> list[Routed]:
-        """Give the tenant's gate back at once (streams/stages/after_dead_letter.py)."""
-        return await requeue_episode(self.pool, self.settings, event, STAGE, reason, error)
 
 
 def create_stage(deps: StageDeps) -> Stage[Any]:

@@ -24,9 +24,8 @@ from streams.model.ports import (
     JudgePair,
     ModelCallFailed,
 )
-from streams.runtime.stage import RecordContext, Routed, Stage, StageDeps
+from streams.runtime.stage import RecordContext, Stage, StageDeps
 from streams.settings import Settings
-from streams.stages.after_dead_letter import requeue_episode
 from streams.stages.judging import Pair, apply_verdicts, describe_fact, describe_live, find_pairs
 from streams.store.judge_reads import live_facts_near
 from streams.store.llm_calls import record_calls
@@ -119,10 +118,6 @@ class JudgeStage:
             verdicts = {}
         await record_calls(self.pool, scope, "judge", calls)
         return verdicts
-
-    async def on_dead_letter(self, event: FactsDeduped, reason: str, error: str) -> list[Routed]:
-        """Give the tenant's gate back at once (streams/stages/after_dead_letter.py)."""
-        return await requeue_episode(self.pool, self.settings, event, self.name, reason, error)
 
 
 def create_stage(deps: StageDeps) -> Stage[FactsDeduped]:

@@ -14,10 +14,9 @@ from pydantic import BaseModel
 
 from streams.events import USER_ENTITY, FactsExtracted, FactsResolved
 from streams.model.ports import Embedder
-from streams.runtime.stage import RecordContext, Routed, Stage, StageDeps
+from streams.runtime.stage import RecordContext, Stage, StageDeps
 from streams.settings import Settings
 from streams.stages import resolution
-from streams.stages.after_dead_letter import requeue_episode
 from streams.stages.embed_batch import derived_event_id, embed_batch, scope_of
 from streams.store.entities import (
     EntityNeighbour,
@@ -91,10 +90,6 @@ class ResolveStage:
                 dropped=event.dropped,
             )
         ]
-
-    async def on_dead_letter(self, event: FactsExtracted, reason: str, error: str) -> list[Routed]:
-        """Give the tenant's gate back at once (streams/stages/after_dead_letter.py)."""
-        return await requeue_episode(self.pool, self.settings, event, STAGE, reason, error)
 
 
 def create_stage(deps: StageDeps) -> Stage[Any]:

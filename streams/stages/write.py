@@ -24,7 +24,6 @@ from pydantic import BaseModel
 
 from streams.events import FactsJudged
 from streams.runtime.stage import RecordContext, Routed, Stage, StageDeps, tenant_key
-from streams.stages.after_dead_letter import requeue_episode
 from streams.store.episodes import next_to_release
 from streams.store.writer import WriteResult, write_judged
 
@@ -93,10 +92,6 @@ class WriteStage:
         )  # fmt: skip
         key = tenant_key(event.dataset, event.project_id)
         return [Routed(self.settings.topic("episodes.completed"), nxt, key)]
-
-    async def on_dead_letter(self, event: FactsJudged, reason: str, error: str) -> list[Routed]:
-        """Give the tenant's gate back at once (streams/stages/after_dead_letter.py)."""
-        return await requeue_episode(self.pool, self.settings, event, self.name, reason, error)
 
 
 def create_stage(deps: StageDeps) -> Stage[FactsJudged]:

@@ -220,27 +220,6 @@ async def mark_semantic_failed(
     return bool(done)
 
 
-async def requeue_after_failure(
-    conn: Any, dataset: str, project_id: str, episode_id: str, claim_event_id: str,
-    error: str, max_retries: int,
-) -> str | None:  # fmt: skip
-    """A stage after extraction dead-lettered this claim's record: count a retry and put
-    the episode back at its place in the tenant's queue (so it runs again before the
-    tenant's later episodes), or end it ``failed`` once the retries are spent. Returns
-    the new status; None when the claim is no longer this record's (done meanwhile,
-    reclaimed, or a later claim of the same episode)."""
-    status = await conn.fetchval(
-        "UPDATE episodes SET semantic_retry_count = semantic_retry_count + 1,"
-        " semantic_status = CASE WHEN semantic_retry_count + 1 >= $6 THEN 'failed'"
-        "   ELSE 'queued' END,"
-        f" semantic_last_error = $5, claimed_at = NULL, updated_at = now() WHERE {_KEY}"
-        " AND semantic_status = 'processing' AND claim_event_id = $4"
-        " RETURNING semantic_status",
-        dataset, project_id, episode_id, claim_event_id, error[:2000], max_retries,
-    )  # fmt: skip
-    return None if status is None else str(status)
-
-
 async def release_claim(conn: Any, event: EpisodeCompleted, worker_id: str) -> bool:
     """Give an unfinished claim back (queued again, first in line, not counted as a
     failure): a worker that is shut down, loses the partition or retries a transient error
