@@ -46,6 +46,13 @@ class SummarizeStage:
         if state.status in ("done", "skipped") and not event.reprocess:
             log.info("summarize: episode %s of %s already %s", key[2], event.tenant, state.status)
             return []
+        cap = self.deps.settings.max_retries
+        if state.status == "failed" and state.retry_count >= cap and not event.reprocess:
+            # Seed: retried up to maxRetries. The event comes back for extraction's sake
+            # (wake-ups, the sweep), not to summarise again.
+            log.info("summarize: episode %s of %s failed %d times; not retried",
+                     key[2], event.tenant, state.retry_count)  # fmt: skip
+            return []
         messages = event.window_messages()
         if not messages:
             async with pool.acquire() as conn:

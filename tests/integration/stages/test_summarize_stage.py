@@ -99,6 +99,26 @@ async def test_summarisation_failure_is_counted_then_retried(es_pool: Any) -> No
     assert row["last_error"] is None
 
 
+async def test_a_summary_is_retried_up_to_max_retries_only(es_pool: Any) -> None:
+    """Seed: a failed summarisation is retried up to maxRetries. Wake-ups and the sweep's
+    republishing for extraction bring the event back; past the cap the model is not
+    called again, unless the event asks to reprocess."""
+
+    def down(_: SummarizeInput) -> SummaryOutput:
+        raise RuntimeError("500 from the model")
+
+    deps = make_deps(es_pool, summarize=down, max_retries=2)
+    ev = episode(new_tenant())
+    for _ in range(4):
+        await create_stage(deps).handle(ev, CTX)
+    row = await episode_row(es_pool, ev)
+    assert (row["status"], row["retry_count"]) == ("failed", 2)
+    assert len(deps.models.summarizer.requests) == 2
+
+    await create_stage(deps).handle(ev.model_copy(update={"reprocess": True}), CTX)
+    assert len(deps.models.summarizer.requests) == 3
+
+
 async def test_embedding_failure_saves_the_summary_and_the_retry_only_reembeds(
     es_pool: Any,
 ) -> None:
