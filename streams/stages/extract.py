@@ -59,7 +59,9 @@ class ExtractStage:
     async def handle(self, event: EpisodeCompleted, ctx: RecordContext) -> Sequence[BaseModel]:
         pool = self.deps.pool
         async with pool.acquire() as conn:
-            status = await episodes.enqueue_episode(conn, event)
+            status = await episodes.enqueue_episode(
+                conn, event, self.deps.settings.max_retries
+            )
             claimed = await self._claim_next(conn, event, ctx)
         started = 0
         while claimed is not None:

@@ -82,11 +82,15 @@ _ROW = (
 _E_ROW = ", ".join(f"e.{c.strip()}" for c in _ROW.split(","))
 
 
-async def enqueue_episode(conn: Any, event: EpisodeCompleted) -> str:
+async def enqueue_episode(
+    conn: Any, event: EpisodeCompleted, max_retries: int | None = None
+) -> str:
     """Extraction's upsert: park the episode in its tenant's queue; returns its status.
 
     A new, pending or failed episode (a retry the sweep republished) and a done/skipped
-    one the event asks to reprocess become ``queued``. Done/skipped without reprocess and
+    one the event asks to reprocess become ``queued``; a failed one only while its retry
+    count is under ``max_retries`` (when given), unless the event asks to reprocess, so a
+    duplicate event does not retry past the seed's cap. Done/skipped without reprocess and
     a claim stay as they are: a duplicate or a wake-up changes nothing (a stale claim is
     :func:`claim_next`'s to take over). The arrival order is extraction's: a row the
     summary stage inserted first (still ``pending``) takes its place in the queue when
@@ -107,13 +111,15 @@ async def enqueue_episode(conn: Any, event: EpisodeCompleted) -> str:
         "   THEN nextval(pg_get_serial_sequence('episodes', 'arrival_seq'))"
         "   ELSE e.arrival_seq END,"
         " semantic_status = CASE"
-        "   WHEN e.semantic_status IN ('pending', 'failed', 'queued')"
-        "     OR (e.semantic_status IN ('done', 'skipped') AND $10::boolean)"
+        "   WHEN e.semantic_status IN ('pending', 'queued')"
+        "     OR (e.semantic_status = 'failed'"
+        "         AND ($11::int IS NULL OR e.semantic_retry_count < $11))"
+        "     OR (e.semantic_status IN ('done', 'skipped', 'failed') AND $10::boolean)"
         "   THEN 'queued' ELSE e.semantic_status END"
         " RETURNING semantic_status",
         event.dataset, event.project_id, event.episode_id, event.session_id, event.event_id,
         event.window.from_seq, event.window.to_seq, transcript, event.completed_at,
-        event.reprocess,
+        event.reprocess, max_retries,
     )  # fmt: skip
     return str(status)
 

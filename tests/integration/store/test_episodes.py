@@ -150,6 +150,25 @@ async def test_a_failed_episode_is_queued_again_and_keeps_its_place(ledger_pool:
     assert r["semantic_retry_count"] == 1 and r["semantic_last_error"] is None
 
 
+async def test_a_failed_episode_at_the_cap_stays_failed_unless_reprocess(
+    ledger_pool: Any,
+) -> None:
+    """Seed: retried up to maxRetries. A duplicate event (or the sweep republishing the
+    episode for its summary) must not start extraction a fourth time."""
+    tenant = new_tenant()
+    ev = episode(tenant)
+    for attempt in range(1, 4):
+        async with ledger_pool.acquire() as conn:
+            assert await episodes.enqueue_episode(conn, ev, max_retries=3) == "queued"
+        assert await claim(ledger_pool, tenant) == ev.episode_id
+        async with ledger_pool.acquire() as conn:
+            assert await episodes.mark_semantic_failed(conn, ev, "w1", f"503 #{attempt}")
+    async with ledger_pool.acquire() as conn:
+        assert await episodes.enqueue_episode(conn, ev, max_retries=3) == "failed"
+        again = ev.model_copy(update={"reprocess": True})
+        assert await episodes.enqueue_episode(conn, again, max_retries=3) == "queued"
+
+
 async def test_a_claim_stays_even_for_reprocess_and_a_stale_one_is_taken_over(
     ledger_pool: Any,
 ) -> None:
