@@ -97,7 +97,7 @@ class Settings(BaseSettings):
     metrics_port: int = Field(default=0, ge=0)  # 0: no HTTP server
     # A worker whose Kafka transactional call has not returned after this long exits (code
     # 3) to be restarted (librdkafka#5456: such calls can hang after a broker restart). 0: off.
-    kafka_txn_watchdog_s: float = Field(default=120.0, ge=0)
+    kafka_txn_watchdog_s: float = Field(default=60.0, ge=0)
     # A consumed record whose value is larger than this is poison (dead-lettered unread).
     max_record_bytes: int = Field(default=1_000_000, ge=1)
     writer_lock_timeout_ms: int = Field(default=10_000, ge=1)

@@ -50,8 +50,9 @@ class WorkerConfig:
     # worker exits (watchdog.py, librdkafka#5456); 0 = off. kafka_io gives each call a
     # 30 s timeout (transaction_timeout_ms, 10 s, bounds only how long the broker keeps a
     # transaction open), so an honest call returns by ~30 s even at load 10 on 2 cores;
-    # 4x that is a hang, and still trips before the liveness probe (no poll for 150 s).
-    kafka_txn_watchdog_s: float = 120.0
+    # twice that is a hang (the chaos drill's hangs were all in send_offsets, for good),
+    # and it trips well before the liveness probe (no poll for 150 s).
+    kafka_txn_watchdog_s: float = 60.0
     # Pause fetching when this many finished records wait for a lower offset.
     max_held: int = 10_000
     statistics_interval_ms: int = 5_000

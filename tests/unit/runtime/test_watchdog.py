@@ -112,7 +112,7 @@ def test_zero_turns_it_off() -> None:
 
 
 def test_settings_reach_the_worker_config() -> None:
-    assert WorkerConfig(stage="s", group="g", dlq_topic="d").kafka_txn_watchdog_s == 120.0
+    assert WorkerConfig(stage="s", group="g", dlq_topic="d").kafka_txn_watchdog_s == 60.0
     cfg = WorkerConfig.from_settings(Settings(kafka_txn_watchdog_s=7.5), "extract")
     assert cfg.kafka_txn_watchdog_s == 7.5
 
