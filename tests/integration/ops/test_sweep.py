@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator, Sequence
 
 import asyncpg
@@ -11,6 +10,7 @@ import pytest
 from streams.events import EpisodeCompleted
 from streams.ops.sweep import SWEEPER_LOCK_KEY, run_sweeper, sweep_once
 from streams.settings import Settings
+from streams.store.db import connect
 from tests.db_support import create_fresh_database
 
 TRANSCRIPT = [
@@ -45,10 +45,7 @@ async def db_url(database_url: str) -> str:
 
 @pytest.fixture
 async def conn(db_url: str) -> AsyncIterator[asyncpg.Connection]:
-    connection = await asyncpg.connect(db_url)
-    await connection.set_type_codec(
-        "jsonb", encoder=json.dumps, decoder=json.loads, schema="pg_catalog"
-    )
+    connection = await connect(db_url)  # the project's codecs (jsonb, vector)
     yield connection
     await connection.close()
 

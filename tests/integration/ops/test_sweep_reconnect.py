@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import json
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
@@ -34,9 +33,7 @@ async def db_url(database_url: str) -> str:
 
 @pytest.fixture
 async def admin(db_url: str) -> AsyncIterator[asyncpg.Connection]:
-    conn = await asyncpg.connect(db_url)
-    await conn.set_type_codec("jsonb", encoder=json.dumps, decoder=json.loads,
-                              schema="pg_catalog")
+    conn = await connect(db_url)  # the project's codecs (jsonb, vector), as the sweeper's
     yield conn
     await conn.close()
 
