@@ -1,0 +1,58 @@
+"""The bench's verdicts (bench/_report.py) and its Postgres CPU split by stage
+(bench/_harness.py): what `make bench` prints as met / not met must follow the figures."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bench._harness import Probe
+from bench._report import evaluate
+
+CALLS_OK = {k: {"calls_min": lo, "calls_max": hi}
+            for k, (lo, hi) in {"summarize": (1, 1), "extract": (1, 1), "judge": (1, 1),
+                                "embed": (3, 3)}.items()}  # fmt: skip
+
+
+def results(rate: float, p95: float, db_1k: float, db_100k: float, embeds: int) -> dict[str, Any]:
+    calls = {**CALLS_OK, "embed": {"calls_min": embeds, "calls_max": embeds}}
+    return {
+        "a": {"saturation": {"episodes_per_s_steady": rate},
+              "paced": {"latency_s": {"p95": p95}}, "calls": calls},
+        "b": {"concurrent": {"episodes_per_s_steady": 15.0, "calls": CALLS_OK},
+              "baseline": {"episodes_per_s_steady": 0.5, "episodes_per_s_whole_run": 0.4},
+              "bound": {"episodes_per_s": 16.0}},
+        "c": {"sizes": {"1000": {"db_ms_per_episode": db_1k},
+                        "100000": {"db_ms_per_episode": db_100k}}},
+    }  # fmt: skip
+
+
+def verdicts(r: dict[str, Any]) -> dict[str, Any]:
+    return {row["target"].split(",")[0]: (row["measured"], row["met"]) for row in evaluate(r)}
+
+
+def test_each_target_is_met_or_missed_by_its_own_figure() -> None:
+    got = verdicts(results(rate=30.0, p95=24.2, db_1k=100.0, db_100k=175.0, embeds=3))
+    assert got["(a) throughput"] == (30.0, False)
+    assert got["(a) p95 publish->commit at 50 episodes/s"] == (24.2, False)
+    assert got["(b) share of the concurrency bound"] == (0.938, True)
+    assert got["(b) speed-up over concurrency 1"] == (30.0, True)
+    assert got["(c) db time 100000 / 1000 live facts"] == (1.75, True)
+    assert got["(d) calls per episode (a)"][1] is True
+
+    got = verdicts(results(rate=210.0, p95=0.8, db_1k=100.0, db_100k=250.0, embeds=4))
+    assert got["(a) throughput"] == (210.0, True)
+    assert got["(a) p95 publish->commit at 50 episodes/s"] == (0.8, True)
+    assert got["(c) db time 100000 / 1000 live facts"] == (2.5, False)
+    assert got["(d) calls per episode (a)"][1] is False  # four embedding batches
+
+
+def test_postgres_cpu_is_split_by_the_stage_owning_each_backend() -> None:
+    before = {"pg": {11: 1.0, 12: 2.0}, "kafka": {}, "t": 0.0, "owner": {11: "factstream-write"}}
+    after = {"pg": {11: 3.5, 12: 2.5, 13: 0.25}, "kafka": {}, "t": 10.0,
+             "owner": {11: "factstream-write", 12: "factstream-judge"}}  # fmt: skip
+    diff = Probe.diff(after, before)
+    assert diff["pg_cpu_s"] == 3.25
+    # 13 connected during the phase and never named: counted, as "other".
+    assert diff["pg_cpu_s_by_app"] == {"factstream-write": 2.5, "factstream-judge": 0.5,
+                                       "other": 0.25}  # fmt: skip
+
