@@ -185,19 +185,29 @@ class Dropped(EventModel):
     object: str = ""
 
 
-class FactsExtracted(TenantEvent):
-    """memory.facts.extracted: the guarded graph of one episode."""
+class StageOutput(TenantEvent):
+    """What every stage after extraction passes on about the episode it came from."""
 
     source_event_id: str
+    claim_token: str | None = Field(
+        default=None,
+        max_length=100,
+        description="the extraction claim this output belongs to; a dead letter on the way"
+        " ends exactly that claim, and the writer marks the episode done only for it",
+    )
+
+
+class FactsExtracted(StageOutput):
+    """memory.facts.extracted: the guarded graph of one episode."""
+
     entities: list[Entity]
     facts: list[Fact]
     dropped: list[Dropped] = Field(default_factory=list)
 
 
-class FactsResolved(TenantEvent):
+class FactsResolved(StageOutput):
     """memory.facts.resolved: canonical names and entity ids applied to every fact."""
 
-    source_event_id: str
     entities: list[Entity]
     facts: list[Fact]
     dropped: list[Dropped] = Field(default_factory=list)
@@ -220,10 +230,9 @@ class Closure(EventModel):
     valid_until: datetime
 
 
-class FactsDeduped(TenantEvent):
+class FactsDeduped(StageOutput):
     """memory.facts.deduped: survivors with embeddings, plus closures."""
 
-    source_event_id: str
     candidates: list[Candidate]
     closures: list[Closure] = Field(default_factory=list)
     dropped: list[Dropped] = Field(default_factory=list)
@@ -246,10 +255,9 @@ class Invalidation(EventModel):
     reason: Literal["superseded"] = "superseded"
 
 
-class FactsJudged(TenantEvent):
+class FactsJudged(StageOutput):
     """memory.facts.judged: what the writer commits in one transaction."""
 
-    source_event_id: str
     inserts: list[Candidate]
     invalidations: list[Invalidation] = Field(default_factory=list)
     closures: list[Closure] = Field(default_factory=list)

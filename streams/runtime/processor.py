@@ -118,7 +118,7 @@ class RecordProcessor:
             ctx = RecordContext(
                 group=cfg.group, topic=rec.topic, partition=rec.partition, offset=rec.offset,
                 key=rec.key_text, timestamp_ms=rec.timestamp_ms, attempt=attempt,
-                final_attempt=final,
+                final_attempt=final, headers=rec.headers,
             )
             try:
                 outs = self._encode(rec, await self._stage.handle(event, ctx))
@@ -137,19 +137,40 @@ class RecordProcessor:
                     attempt += 1
                     continue
                 self._metrics.processing.observe(self._clock() - started)
-                return self._dead(rec, exc, attempt, self._reason(exc), event)
+                reason = self._reason(exc)
+                dead = self._dead(rec, exc, attempt, reason, event)
+                return dead + await self._after_dead_letter(rec, event, ctx, reason, exc)
             self._metrics.processing.observe(self._clock() - started)
             self._metrics.record("ok" if attempt == 1 else "retried")
             log.debug("processed", extra={**self._fields(rec, event), "attempt": attempt})
             return outs
+
+    async def _after_dead_letter(
+        self, rec: Record, event: BaseModel, ctx: RecordContext, reason: str,
+        exc: BaseException,
+    ) -> tuple[OutRecord, ...]:  # fmt: skip
+        """The stage's ``on_dead_letter`` hook, if any; its records go out with the dead
+        letter. It must not stop the dead letter, so a failing hook is only logged."""
+        hook = getattr(self._stage, "on_dead_letter", None)
+        if hook is None:
+            return ()
+        try:
+            error = f"{type(exc).__name__}: {exc}"
+            return self._encode(rec, await asyncio.wait_for(hook(event, ctx, reason, error), 10))
+        except asyncio.CancelledError:
+            raise
+        except Exception as hook_exc:
+            log.warning("on_dead_letter failed: %r", hook_exc, extra=self._fields(rec, event))
+            return ()
 
     def _encode(self, rec: Record, results: Sequence[BaseModel | Routed]) -> tuple[OutRecord, ...]:
         outs: list[OutRecord] = []
         for item in results:
             topic: str | None
             key: str | None
+            headers: tuple[tuple[str, bytes], ...] = ()
             if isinstance(item, Routed):
-                topic, event, key = item.topic, item.event, item.key
+                topic, event, key, headers = item.topic, item.event, item.key, item.headers
             else:
                 topic, event, key = self._stage.output_topic, item, None
             if topic is None:
@@ -160,7 +181,8 @@ class RecordProcessor:
             if key is None and self._key_of is not None:
                 key = self._key_of(event)
             kbytes = rec.key if key is None else key.encode("utf-8")
-            outs.append(OutRecord(topic, kbytes, encode(event, self._cfg.max_record_bytes)))
+            value = encode(event, self._cfg.max_record_bytes)
+            outs.append(OutRecord(topic, kbytes, value, headers))
         return tuple(outs)
 
     @staticmethod

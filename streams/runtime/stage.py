@@ -49,6 +49,8 @@ class RecordContext:
     # (attempts AND time budget spent); a stage should decide "last try" on this, not on
     # ``attempt`` alone, since retries go on past transient_max_attempts for a while.
     final_attempt: bool = False
+    # The consumed record's Kafka headers (control metadata, e.g. streams/stages/release.py).
+    headers: tuple[tuple[str, bytes], ...] = ()
 
 
 class Stage(Protocol[In]):
@@ -61,18 +63,25 @@ class Stage(Protocol[In]):
         """Process one event; raise TransientError to retry, PoisonError to dead-letter."""
         ...
 
+    # Optional, looked up with getattr like ``key_of`` and ``lane_by``:
+    # ``async def on_dead_letter(event, ctx, reason, error) -> Sequence[BaseModel | Routed]``
+    # runs when a decoded event is dead-lettered; what it returns is produced with the dead
+    # letter (in its Kafka transaction, or before the sink's offset commit). A failing hook
+    # is logged and ignored: the dead letter still goes out.
+
 
 @dataclass(frozen=True)
 class Routed:
     """An output bound for ``topic`` instead of the stage's ``output_topic``.
 
     ``key`` None means the default key (``key_of(event)`` if the stage has one, else the
-    consumed record's key).
+    consumed record's key). ``headers`` are Kafka headers for the produced record.
     """
 
     topic: str
     event: BaseModel
     key: str | None = None
+    headers: tuple[tuple[str, bytes], ...] = ()
 
 
 def tenant_key(dataset: str, project_id: str) -> str:

@@ -19,6 +19,7 @@ from streams.runtime.stage import RecordContext, Stage, StageDeps
 from streams.settings import Settings
 from streams.stages import dedup_logic
 from streams.stages.embed_batch import derived_event_id, embed_batch, scope_of
+from streams.stages.release import ReleasesClaimOnDeadLetter
 from streams.store.live_facts import LiveFact, find_live_by_triples, nearest_live_facts
 from streams.store.vector_search import DEFAULT_TUNING, ScanTuning
 
@@ -28,7 +29,7 @@ STAGE = "dedup"
 NEIGHBOURS = 5
 
 
-class DedupStage:
+class DedupStage(ReleasesClaimOnDeadLetter):
     name = STAGE
     input_model: type[BaseModel] = FactsResolved
 
@@ -74,6 +75,7 @@ class DedupStage:
                 project_id=proj,
                 episode_id=event.episode_id,
                 source_event_id=event.source_event_id,
+                claim_token=event.claim_token,
                 candidates=near.candidates,
                 closures=exact.closures,
                 dropped=[*event.dropped, *exact.dropped, *near.dropped],

@@ -10,13 +10,16 @@ episode must wait publishes nothing: the handler never waits at the gate, so oth
 tenants' records and offsets are never held behind a tenant's burst. An episode that
 is skipped (empty window) or fails ends at once and the next queued one starts in the
 same call. A started episode stays ``processing`` until the writer marks it done; the
-writer then wakes the tenant's next queued episode (a copy on episodes.completed).
+writer then wakes the tenant's next queued episode (a copy on episodes.completed). A copy
+that carries a *release* (streams/stages/release.py: one of the episode's records was
+dead-lettered on the way) first ends that claim as a failed extraction.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import uuid
 from collections.abc import Awaitable, Sequence
 from typing import Any
 
@@ -25,9 +28,10 @@ from pydantic import BaseModel
 from streams.errors import ModelError, is_transient
 from streams.events import EpisodeCompleted, FactsExtracted
 from streams.model.ports import CallScope, ExtractInput, Models, RawGraph
-from streams.runtime.stage import RecordContext, Stage, StageDeps
+from streams.runtime.stage import RecordContext, Routed, Stage, StageDeps
 from streams.stages.guards import KnownEntities, apply_guards, canonical_name
-from streams.store import episodes
+from streams.stages.release import Release, release_of, release_record
+from streams.store import claims, episodes
 from streams.store.context import load_known_entities, load_prompt_context
 from streams.store.llm_calls import record_calls
 
@@ -58,15 +62,19 @@ class ExtractStage:
 
     async def handle(self, event: EpisodeCompleted, ctx: RecordContext) -> Sequence[BaseModel]:
         pool = self.deps.pool
+        release = release_of(ctx)
         async with pool.acquire() as conn:
-            status = await episodes.enqueue_episode(
-                conn, event, self.deps.settings.max_retries
-            )
+            if release is not None:
+                status = await self._end_released(conn, event, release)
+            else:
+                status = await episodes.enqueue_episode(
+                    conn, event, self.deps.settings.max_retries
+                )
             claimed = await self._claim_next(conn, event, ctx)
         started = 0
         while claimed is not None:
             started += 1
-            out = await self._run_claimed(claimed, ctx)
+            out = await self._run_claimed(*claimed, ctx)
             if out:
                 return out  # in flight now: the writer wakes the next one
             # Skipped or failed: the gate is open again, start the tenant's next episode.
@@ -79,23 +87,49 @@ class ExtractStage:
             )  # fmt: skip
         return []
 
+    async def on_dead_letter(
+        self, event: EpisodeCompleted, ctx: RecordContext, reason: str, error: str
+    ) -> Sequence[Routed]:
+        """This record's output was refused (too large): release the claim it took."""
+        async with self.deps.pool.acquire() as conn:
+            found = await claims.claim_of_record(
+                conn, event.dataset, event.project_id, self.deps.worker_id, _record(ctx)
+            )
+        if found is None:
+            return []
+        claimed, token = found
+        why = f"dead-lettered by {STAGE} ({reason}): {error}"
+        return [release_record(self.deps.settings, claimed, Release(token, why))]
+
+    async def _end_released(self, conn: Any, event: EpisodeCompleted, release: Release) -> str:
+        ended = await claims.release_dead_lettered(
+            conn, *_key(event), release.token, release.reason
+        )
+        log.warning(
+            "extract: episode %s of %s %s: %s", *_ids(event),
+            "failed (claim released)" if ended else "release of an ended claim ignored",
+            release.reason,
+        )  # fmt: skip
+        return "failed" if ended else "released before"
+
     async def _claim_next(
         self, conn: Any, event: EpisodeCompleted, ctx: RecordContext
-    ) -> EpisodeCompleted | None:
-        return await episodes.claim_next(
+    ) -> tuple[EpisodeCompleted, str] | None:
+        token = uuid.uuid4().hex  # names this claim on every event of the episode
+        claimed = await episodes.claim_next(
             conn, event.dataset, event.project_id, self.deps.worker_id,
-            self.deps.settings.claim_timeout_s,
-            record=f"{ctx.topic}/{ctx.partition}/{ctx.offset}",
+            self.deps.settings.claim_timeout_s, record=_record(ctx), token=token,
         )  # fmt: skip
+        return None if claimed is None else (claimed, token)
 
     async def _run_claimed(
-        self, claimed: EpisodeCompleted, ctx: RecordContext
+        self, claimed: EpisodeCompleted, token: str, ctx: RecordContext
     ) -> Sequence[BaseModel]:
         scope = CallScope(
             dataset=claimed.dataset, project_id=claimed.project_id, episode_id=claimed.episode_id
         )
         try:
-            return await self._extract(claimed, scope)
+            return await self._extract(claimed, token, scope)
         except asyncio.CancelledError:
             # Shutdown or rebalance: hand the episode back now rather than leave a claim
             # that holds the tenant's gate until it goes stale.
@@ -118,7 +152,9 @@ class ExtractStage:
         async with self.deps.pool.acquire() as conn:
             await episodes.mark_semantic_failed(conn, event, self.deps.worker_id, error)
 
-    async def _extract(self, event: EpisodeCompleted, scope: CallScope) -> Sequence[BaseModel]:
+    async def _extract(
+        self, event: EpisodeCompleted, token: str, scope: CallScope
+    ) -> Sequence[BaseModel]:
         """The claimed part: skip an empty window, or call the model once and guard."""
         settings, pool, worker = self.deps.settings, self.deps.pool, self.deps.worker_id
         messages = event.window_messages()
@@ -175,6 +211,7 @@ class ExtractStage:
                 project_id=event.project_id,
                 episode_id=event.episode_id,
                 source_event_id=event.event_id,
+                claim_token=token,
                 entities=entities,
                 facts=facts,
                 dropped=dropped,
@@ -188,6 +225,10 @@ async def _best_effort(work: Awaitable[None], what: str) -> None:
         await asyncio.wait_for(asyncio.shield(work), 5.0)
     except Exception as exc:  # the original error is what the caller must see
         log.warning("extract: could not %s: %r", what, exc)
+
+
+def _record(ctx: RecordContext) -> str:
+    return f"{ctx.topic}/{ctx.partition}/{ctx.offset}"
 
 
 def _key(event: EpisodeCompleted) -> tuple[str, str, str]:

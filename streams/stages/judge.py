@@ -27,13 +27,14 @@ from streams.model.ports import (
 from streams.runtime.stage import RecordContext, Stage, StageDeps
 from streams.settings import Settings
 from streams.stages.judging import Pair, apply_verdicts, describe_fact, describe_live, find_pairs
+from streams.stages.release import ReleasesClaimOnDeadLetter
 from streams.store.judge_reads import live_facts_near
 from streams.store.llm_calls import record_calls
 
 log = logging.getLogger(__name__)
 
 
-class JudgeStage:
+class JudgeStage(ReleasesClaimOnDeadLetter):
     name = "judge"
     input_model: type[BaseModel] = FactsDeduped
 
@@ -77,6 +78,7 @@ class JudgeStage:
                 project_id=event.project_id,
                 episode_id=event.episode_id,
                 source_event_id=event.source_event_id,
+                claim_token=event.claim_token,
                 inserts=judgement.inserts,
                 invalidations=judgement.invalidations,
                 closures=event.closures,

@@ -18,6 +18,7 @@ from streams.runtime.stage import RecordContext, Stage, StageDeps
 from streams.settings import Settings
 from streams.stages import resolution
 from streams.stages.embed_batch import derived_event_id, embed_batch, scope_of
+from streams.stages.release import ReleasesClaimOnDeadLetter
 from streams.store.entities import (
     EntityNeighbour,
     find_by_names,
@@ -29,7 +30,7 @@ from streams.store.vector_search import DEFAULT_TUNING, ScanTuning
 STAGE = "resolve"
 
 
-class ResolveStage:
+class ResolveStage(ReleasesClaimOnDeadLetter):
     name = STAGE
     input_model: type[BaseModel] = FactsExtracted
 
@@ -85,6 +86,7 @@ class ResolveStage:
                 project_id=proj,
                 episode_id=event.episode_id,
                 source_event_id=event.source_event_id,
+                claim_token=event.claim_token,
                 entities=entities,
                 facts=facts,
                 dropped=event.dropped,

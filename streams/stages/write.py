@@ -24,6 +24,7 @@ from pydantic import BaseModel
 
 from streams.events import FactsJudged
 from streams.runtime.stage import RecordContext, Routed, Stage, StageDeps, tenant_key
+from streams.stages.release import ReleasesClaimOnDeadLetter
 from streams.store.episodes import next_to_release
 from streams.store.writer import WriteResult, write_judged
 
@@ -51,7 +52,7 @@ def export(result: WriteResult) -> None:
         FACT_WRITES.labels(outcome=outcome).inc(getattr(result, outcome))
 
 
-class WriteStage:
+class WriteStage(ReleasesClaimOnDeadLetter):
     name = "write"
     input_model: type[BaseModel] = FactsJudged
     # Sound because offsets are recorded per tenant: tenants of one partition write at once.

@@ -126,7 +126,7 @@ async def enqueue_episode(
 
 async def claim_next(
     conn: Any, dataset: str, project_id: str, worker_id: str, claim_timeout_s: float,
-    record: str | None = None,
+    record: str | None = None, token: str | None = None,
 ) -> EpisodeCompleted | None:  # fmt: skip
     """Claim the tenant's oldest queued episode, unless one of its episodes holds a fresh
     claim (is still flowing through resolve/dedup/judge/write); None when there is nothing
@@ -136,7 +136,11 @@ async def claim_next(
 
     ``record`` names the consumed record being handled ("<topic>/<partition>/<offset>"):
     the claim this worker took while handling that same record before is taken back (its
-    output never committed, or the record would not be handled again)."""
+    output never committed, or the record would not be handled again).
+
+    ``token`` (a fresh one per call; the caller puts it on its output) names the claim
+    taken: :func:`release_dead_lettered` and :func:`mark_semantic_done` act only on the
+    claim their record belongs to (migration 008)."""
     async with conn.transaction():
         await conn.execute(
             "SELECT pg_advisory_xact_lock($1, hashtext($2))",
@@ -145,16 +149,18 @@ async def claim_next(
         row = None
         if record is not None:
             row = await conn.fetchrow(
-                "UPDATE episodes e SET claimed_at = now(), updated_at = now()"
+                "UPDATE episodes e SET claimed_at = now(), updated_at = now(),"
+                " claim_token = $5"
                 " WHERE dataset = $1 AND project_id = $2 AND semantic_status = 'processing'"
                 f" AND claimed_by = $3 AND claim_record = $4 RETURNING {_E_ROW}",
-                dataset, project_id, worker_id, record,
+                dataset, project_id, worker_id, record, token,
             )  # fmt: skip
         if row is None:
             # Taking over a stale claim counts a retry, as the sweep's reclaim does.
             row = await conn.fetchrow(
                 "UPDATE episodes e SET semantic_status = 'processing', claimed_at = now(),"
                 " claimed_by = $4, claim_event_id = e.event_id, claim_record = $5,"
+                " claim_token = $6,"
                 " semantic_retry_count = e.semantic_retry_count"
                 "   + (e.semantic_status = 'processing')::int,"
                 " semantic_last_error = NULL, updated_at = now()"
@@ -163,7 +169,7 @@ async def claim_next(
                 "   OR (e.semantic_status = 'processing' AND (e.claimed_at IS NULL"
                 "     OR e.claimed_at < now() - make_interval(secs => $3::float8))))"
                 f" RETURNING {_E_ROW}",
-                dataset, project_id, claim_timeout_s, worker_id, record,
+                dataset, project_id, claim_timeout_s, worker_id, record, token,
             )  # fmt: skip
     return None if row is None else episode_from_row(row)
 
@@ -240,13 +246,22 @@ async def release_claim(conn: Any, event: EpisodeCompleted, worker_id: str) -> b
     return bool(released)
 
 
-async def mark_semantic_done(conn: Any, dataset: str, project_id: str, episode_id: str) -> None:
+async def mark_semantic_done(
+    conn: Any, dataset: str, project_id: str, episode_id: str, claim_token: str | None = None
+) -> None:
     """The writer, inside its transaction: the episode's facts are committed; this also
-    opens the per-tenant gate (the writer then wakes :func:`next_to_release`)."""
+    opens the per-tenant gate (the writer then wakes :func:`next_to_release`).
+
+    With ``claim_token`` (what the judged record carries) only that claim is ended: the
+    late output of a claim that went stale and was taken over must not open the gate while
+    the new claim is still in flight (its facts still land; the new claim's are then
+    dropped as duplicates). A claim released after a dead letter (``failed``) whose record
+    was redriven and written ends ``done``."""
     await conn.execute(
         "UPDATE episodes SET semantic_status = 'done', semantic_last_error = NULL,"
-        f" claimed_at = NULL, updated_at = now() WHERE {_KEY}",
-        dataset, project_id, episode_id,
+        f" claimed_at = NULL, updated_at = now() WHERE {_KEY}"
+        " AND ($4::text IS NULL OR claim_token IS NULL OR claim_token = $4)",
+        dataset, project_id, episode_id, claim_token,
     )  # fmt: skip
 
 

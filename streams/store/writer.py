@@ -77,7 +77,9 @@ async def write_judged(
         result = await EpisodeWriter(conn, event, now).run()
         await _store_drops(conn, event, [*event.dropped, *result.drops])
         # Ends the extraction claim too: the per-tenant gate lets the next episode in.
-        await mark_semantic_done(conn, event.dataset, event.project_id, event.episode_id)
+        await mark_semantic_done(
+            conn, event.dataset, event.project_id, event.episode_id, event.claim_token
+        )
     return result
 
 

@@ -170,41 +170,50 @@ async def wait_for_dead_letters(settings: Settings, stage: str, tenant: str) -> 
 async def test_dlq_redrive_brings_a_fixed_record_through(
     kafka_bootstrap: str, database_url: str
 ) -> None:
-    """The embedding provider is down longer than its own retries: the resolve stage
-    dead-letters the episode's extracted graph (a model error is not retried in place) and
-    the episode stays in flight. Once the provider is back, `factstream dlq redrive resolve`
-    sends the record to facts.extracted again, and the episode goes through to the table.
-    Meanwhile another tenant's episode is not held up."""
+    """The embedding provider is down for one episode longer than its own retries: the
+    resolve stage dead-letters the episode's extracted graph (a model error is not retried
+    in place). The dead letter releases the episode's claim, so the same tenant's next
+    episode goes through at once instead of waiting out the claim timeout, and the first
+    one is `failed` with the reason. Once the provider is back, `factstream dlq redrive
+    resolve` sends the record to facts.extracted again, and the episode goes through to
+    the table. Meanwhile another tenant's episode is not held up either."""
     settings = await pipeline_settings(kafka_bootstrap, database_url)
     book = ScriptBook(settings.embedding_dim)
     tenant, bystander = (f"dlq-{uuid.uuid4().hex[:8]}", "p1"), (f"ok-{uuid.uuid4().hex[:8]}", "p1")
     outage = {"on": True}
 
     def provider_down(request: EmbedInput) -> Exception | None:
-        if outage["on"] and request.purpose == "entities":
+        if outage["on"] and request.purpose == "entities" and request.scope.episode_id == "ep-1":
             return RuntimeError("503 Service Unavailable after 4 attempts")
         return None
 
     google = graph({"google": "ORG"}, claim("user", "works at", "google"))
-    book.add(*tenant, TenantScript(graphs={"ep-1": google}, embed_fail=provider_down))
+    berlin = graph({"berlin": "PLACE"}, claim("user", "lives in", "berlin"))
+    book.add(*tenant, TenantScript(graphs={"ep-1": google, "ep-2": berlin},
+                                   embed_fail=provider_down))  # fmt: skip
     book.add(*bystander, TenantScript(graphs={"ep-1": google}))
     stuck = episode(*tenant, "ep-1", "I work at Google.")
+    behind = episode(*tenant, "ep-2", "I live in Berlin.")
     other = episode(*bystander, "ep-1", "I work at Google.")
     key = f"{tenant[0]}:{tenant[1]}"
     env = env_of(settings)
     pipeline = Pipeline(settings, book.models())
     try:
         async with pipeline:
-            await pipeline.publish(stuck, other)
+            await pipeline.publish(stuck, behind, other)
             (letter,) = await wait_for_dead_letters(settings, "resolve", key)
             assert letter.reason.startswith("handler_error: ModelCallFailed")
             assert "503" in letter.reason
-            await pipeline.wait_done([other])
+            await pipeline.wait_done([other, behind])  # neither waits for the claim timeout
             ledger = await pipeline.pool.fetchrow(
-                "SELECT status, semantic_status FROM episodes WHERE dataset = $1", tenant[0]
-            )
-            assert tuple(ledger) == ("done", "processing")
-            assert await fact_table(pipeline.pool, *tenant) == []
+                "SELECT status, semantic_status, semantic_last_error FROM episodes"
+                " WHERE dataset = $1 AND episode_id = 'ep-1'", tenant[0]
+            )  # fmt: skip
+            assert tuple(ledger)[:2] == ("done", "failed")
+            assert "dead-lettered by resolve (handler_error)" in ledger["semantic_last_error"]
+            assert await fact_table(pipeline.pool, *tenant) == [
+                Row("user", "lives in", "berlin", "ep-2")
+            ]
 
             outage["on"] = False  # the provider is back
             redriven = await asyncio.to_thread(
@@ -214,7 +223,8 @@ async def test_dlq_redrive_brings_a_fixed_record_through(
             assert "redrove 1 dead letter(s) of resolve" in redriven.output
             await pipeline.wait_done([stuck])
             assert await fact_table(pipeline.pool, *tenant) == [
-                Row("user", "works at", "google", "ep-1")
+                Row("user", "lives in", "berlin", "ep-2"),
+                Row("user", "works at", "google", "ep-1"),
             ]
             again = await asyncio.to_thread(
                 CliRunner().invoke, app, ["dlq", "redrive", "resolve", "--tenant", key], env=env

@@ -135,3 +135,39 @@ def test_full_jitter_bounds() -> None:
     assert full_jitter(1, 0.5, 30, lambda: 0.999) < 0.5
     assert full_jitter(10, 0.5, 30, lambda: 1.0) == 30
     assert full_jitter(3, 0.5, 30, lambda: 0.0) == 0
+
+
+class HookedStage(FakeStage):
+    """A stage with an on_dead_letter hook (streams/stages/release.py's shape)."""
+
+    def __init__(self, hook_fails: bool = False) -> None:
+        self.hook_fails = hook_fails
+        self.seen: list[tuple[int, str, str, tuple[tuple[str, bytes], ...]]] = []
+
+    async def on_dead_letter(
+        self, event: In, ctx: RecordContext, reason: str, error: str
+    ) -> Sequence[Routed]:
+        self.seen.append((event.n, reason, error, ctx.headers))
+        if self.hook_fails:
+            raise RuntimeError("ledger unreachable")
+        note = Out(dataset=event.dataset, n=event.n, attempt=ctx.attempt)
+        return [Routed("notes", note, headers=(("why", reason.encode()),))]
+
+
+async def test_a_dead_letter_carries_what_the_stage_hook_returns_with_its_headers() -> None:
+    stage = HookedStage()
+    proc, _, _ = make(stage)
+    r = Record("in", 1, 7, b"ds:p", b'{"dataset": "ds", "n": 3, "poison": true}', (("h", b"v"),))
+    dl, note = await proc(r)
+    assert dl.topic == "dlq" and (note.topic, note.key) == ("notes", b"ds:p")
+    assert note.headers == (("why", b"poison"),)
+    assert stage.seen == [(3, "poison", "PoisonError: bad record", (("h", b"v"),))]
+
+
+async def test_a_failing_hook_or_an_undecodable_record_still_just_dead_letters() -> None:
+    stage = HookedStage(hook_fails=True)
+    proc, _, _ = make(stage)
+    (dl,) = await proc(rec({"dataset": "ds", "n": 1, "poison": True}))
+    assert error_headers(dl.headers)["x-reason"] == "poison"
+    (dl,) = await proc(rec(b"{"))  # no event to hand the hook
+    assert error_headers(dl.headers)["x-reason"] == "bad_json" and len(stage.seen) == 1

@@ -1,0 +1,102 @@
+"""Giving a tenant's gate back when an episode's record is dead-lettered after extraction.
+
+An extracted episode holds its tenant's gate (``processing``) until the writer marks it
+done, so that the tenant's next episode is extracted only after this one's facts are
+written. If one of its records is dead-lettered on the way (resolve, dedup, judge or the
+writer gave up on it, or extraction's own output was refused as too large), nothing would
+ever mark it done: the gate stayed shut until the claim went stale, 10 minutes.
+
+Instead, the stage's ``on_dead_letter`` hook returns a *release*: a copy of the episode
+(rebuilt from its ledger row) on episodes.completed, with two headers naming the claim
+(its token, carried on every stage event) and the reason. The runtime produces it with
+the dead letter, in the same Kafka transaction, so it exists exactly when the dead letter
+does. Extraction, consuming it, ends that claim as a failed extraction (retry counted; the
+sweep retries it under ``max_retries``, as for any failed extraction) and starts the
+tenant's next queued episode. The ledger is only touched after the dead letter committed,
+and only for that claim: a release of a claim that was since taken over, or already
+ended, changes nothing, so a duplicate is harmless. The summarize stage sees the copy too
+and, the summary being done, does nothing.
+
+Not covered: a record that cannot be decoded carries no readable claim; its tenant waits
+for the claim timeout as before.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from streams.events import EpisodeCompleted, StageOutput
+from streams.runtime.stage import RecordContext, Routed, tenant_key
+from streams.settings import Settings
+from streams.store import claims
+
+log = logging.getLogger(__name__)
+
+CLAIM_HEADER = "factstream-release-claim"
+REASON_HEADER = "factstream-release-reason"
+
+
+@dataclass(frozen=True)
+class Release:
+    token: str
+    reason: str
+
+
+def release_of(ctx: RecordContext) -> Release | None:
+    """The release an episodes.completed record carries, if it is one."""
+    headers = dict(ctx.headers)
+    token = headers.get(CLAIM_HEADER)
+    if not token:
+        return None
+    reason = headers.get(REASON_HEADER, b"dead-lettered after extraction")
+    return Release(token.decode("utf-8", "replace"), reason.decode("utf-8", "replace"))
+
+
+def release_record(settings: Settings, episode: EpisodeCompleted, release: Release) -> Routed:
+    return Routed(
+        settings.topic("episodes.completed"),
+        episode,
+        tenant_key(episode.dataset, episode.project_id),
+        headers=(
+            (CLAIM_HEADER, release.token.encode("utf-8")),
+            (REASON_HEADER, release.reason[:1000].encode("utf-8")),
+        ),
+    )
+
+
+async def release_after_dead_letter(
+    pool: Any, settings: Settings, event: StageOutput, stage: str, reason: str, error: str
+) -> list[Routed]:
+    """``on_dead_letter`` of the stages after extraction: release the event's claim while
+    it still holds the episode."""
+    if event.claim_token is None:  # an event from before claim tokens
+        return []
+    async with pool.acquire() as conn:
+        episode = await claims.claimed_episode(
+            conn, event.dataset, event.project_id, event.episode_id, event.claim_token
+        )
+    fields = {"tenant": event.tenant, "episode_id": event.episode_id}
+    if episode is None:
+        log.info("dead letter in %s: its claim has already ended", stage, extra=fields)
+        return []
+    log.warning("dead letter in %s: releasing the episode's claim", stage, extra=fields)
+    why = f"dead-lettered by {stage} ({reason}): {error}"
+    return [release_record(settings, episode, Release(event.claim_token, why))]
+
+
+class ReleasesClaimOnDeadLetter:
+    """Mixin of the stages after extraction (each has ``name``, ``settings``, ``pool``):
+    their ``on_dead_letter`` hook releases the dead-lettered event's claim."""
+
+    name: str
+    settings: Settings
+    pool: Any
+
+    async def on_dead_letter(
+        self, event: StageOutput, ctx: RecordContext, reason: str, error: str
+    ) -> list[Routed]:
+        return await release_after_dead_letter(
+            self.pool, self.settings, event, self.name, reason, error
+        )

@@ -1,0 +1,171 @@
+"""A record dead-lettered after extraction gives its tenant's gate back
+(streams/stages/release.py): the release goes out with the dead letter, and extraction,
+consuming it, ends exactly that claim as a failed extraction and starts the tenant's next
+episode. Real Postgres; the stages run inside RecordProcessor, as in a worker."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from typing import Any
+
+from streams.events import EpisodeCompleted, FactsExtracted, FactsResolved
+from streams.model.ports import EmbedInput, ExtractInput, RawClaim, RawGraph
+from streams.runtime.config import WorkerConfig
+from streams.runtime.dlq import error_headers
+from streams.runtime.metrics import WorkerMetrics
+from streams.runtime.processor import RecordProcessor
+from streams.runtime.records import OutRecord, Record
+from streams.runtime.stage import StageDeps
+from streams.stages import dedup, extract, resolve
+from streams.stages.release import CLAIM_HEADER
+from streams.store import episodes
+from tests.integration.stages.helpers import episode, make_deps, new_tenant
+
+
+def broken_embedder(_: EmbedInput) -> Exception:
+    return ValueError("embedding service returned garbage")  # not transient: dead at once
+
+
+def lives_in(city: str, facts: int = 1) -> Any:
+    def script(_: ExtractInput) -> RawGraph:
+        return RawGraph(literalFacts=[
+            RawClaim(subject="user", predicate=f"lives in {i}", object=city, sourceQuote=city)
+            for i in range(facts)
+        ])  # fmt: skip
+
+    return script
+
+
+def worker(stage: Any, name: str, **cfg: Any) -> RecordProcessor:
+    config = WorkerConfig(stage=name, group=f"g-{name}", dlq_topic=f"dlq.{name}", **cfg)
+    return RecordProcessor(stage, config, WorkerMetrics(f"{name}-release"))
+
+
+def record(deps: StageDeps, topic: str, offset: int, out: OutRecord | Any) -> Record:
+    """A consumed record: a produced OutRecord as read back, or an event as published."""
+    if isinstance(out, OutRecord):
+        return Record(out.topic, 0, offset, out.key, out.value, out.headers)
+    key = out.tenant.encode()
+    return Record(deps.settings.topic(topic), 0, offset, key, out.model_dump_json().encode())
+
+
+async def ledger(pool: Any, ev: EpisodeCompleted) -> Any:
+    async with pool.acquire() as conn:
+        return await conn.fetchrow(
+            "SELECT semantic_status, semantic_retry_count, semantic_last_error FROM episodes"
+            " WHERE dataset = $1 AND project_id = $2 AND episode_id = $3",
+            ev.dataset, ev.project_id, ev.episode_id,
+        )  # fmt: skip
+
+
+async def episodes_enqueue(pool: Any, *evs: EpisodeCompleted) -> None:
+    async with pool.acquire() as conn:
+        for ev in evs:
+            await episodes.enqueue_episode(conn, ev)
+
+
+def extracted(outs: tuple[OutRecord, ...]) -> list[FactsExtracted]:
+    return [FactsExtracted.model_validate_json(o.value) for o in outs
+            if o.topic.endswith("facts.extracted")]  # fmt: skip
+
+
+async def test_a_dead_letter_in_dedup_releases_the_claim_and_the_next_episode_starts(
+    es_pool: Any,
+) -> None:
+    tenant = new_tenant()
+    e1, e2 = episode(tenant), episode(tenant)
+    deps = make_deps(es_pool, extract=lives_in("berlin"))
+    extractor = worker(extract.create_stage(deps), "extract")
+    [out1] = extracted(await extractor(record(deps, "episodes.completed", 1, e1)))
+    assert extracted(await extractor(record(deps, "episodes.completed", 2, e2))) == []  # parked
+    [resolved] = await worker(resolve.create_stage(deps), "resolve")(
+        record(deps, "facts.extracted", 1, out1)
+    )
+    assert out1.claim_token and json.loads(resolved.value)["claim_token"] == out1.claim_token
+    broken = make_deps(es_pool, embed_fail=broken_embedder)
+
+    outs = await worker(dedup.create_stage(broken), "dedup")(record(deps, "", 1, resolved))
+
+    [dead] = [o for o in outs if o.topic == "dlq.dedup"]
+    assert error_headers(dead.headers)["x-reason"] == "handler_error"
+    [release] = [o for o in outs if o.topic == deps.settings.topic("episodes.completed")]
+    assert release.key == f"{tenant[0]}:{tenant[1]}".encode()
+    assert json.loads(release.value)["episode_id"] == e1.episode_id
+    assert dict(release.headers)[CLAIM_HEADER] == out1.claim_token.encode()
+    # Nothing changes before the dead letter commits: the release is only a record so far.
+    assert (await ledger(es_pool, e1))["semantic_status"] == "processing"
+
+    [out2] = extracted(await extractor(record(deps, "", 3, release)))
+
+    assert out2.episode_id == e2.episode_id and out2.claim_token != out1.claim_token
+    row = await ledger(es_pool, e1)
+    assert (row["semantic_status"], row["semantic_retry_count"]) == ("failed", 1)
+    assert "dead-lettered by dedup (handler_error)" in row["semantic_last_error"]
+    assert "embedding service returned garbage" in row["semantic_last_error"]
+    # The release delivered again (a redelivery) ends nothing more and starts nothing.
+    assert extracted(await extractor(record(deps, "", 4, release))) == []
+    assert (await ledger(es_pool, e1))["semantic_retry_count"] == 1
+    assert (await ledger(es_pool, e2))["semantic_status"] == "processing"
+
+
+async def test_a_dead_letter_of_a_claim_taken_over_releases_nothing(es_pool: Any) -> None:
+    tenant = new_tenant()
+    e1 = episode(tenant)
+    deps = make_deps(es_pool, extract=lives_in("berlin"))
+    [out1] = extracted(
+        await worker(extract.create_stage(deps), "extract")(
+            record(deps, "episodes.completed", 1, e1)
+        )
+    )
+    stale = FactsResolved.model_validate(
+        {**out1.model_dump(exclude={"event_id"}), "claim_token": "an-earlier-claim"}
+    )
+    broken = make_deps(es_pool, embed_fail=broken_embedder)
+
+    outs = await worker(dedup.create_stage(broken), "dedup")(
+        record(deps, "facts.resolved", 1, stale)
+    )
+
+    assert [o.topic for o in outs] == ["dlq.dedup"]
+    row = await ledger(es_pool, e1)
+    assert (row["semantic_status"], row["semantic_retry_count"]) == ("processing", 0)
+
+
+async def test_extractions_own_output_refused_as_too_large_releases_its_claim(
+    es_pool: Any,
+) -> None:
+    tenant = new_tenant()
+    e1, e2 = episode(tenant), episode(tenant)
+    deps = make_deps(es_pool, extract=lives_in("a" * 400, facts=12))
+    # The episode fits; its graph of 12 long facts does not.
+    extractor = worker(extract.create_stage(deps), "extract", max_record_bytes=4000)
+    await episodes_enqueue(es_pool, e1, e2)  # e2 queued behind e1
+
+    outs = await extractor(record(deps, "episodes.completed", 1, e1))
+
+    [dead] = [o for o in outs if o.topic == "dlq.extract"]
+    assert error_headers(dead.headers)["x-reason"] == "output_too_large"
+    [release] = [o for o in outs if o.topic == deps.settings.topic("episodes.completed")]
+    assert json.loads(release.value)["episode_id"] == e1.episode_id
+    deps_small = replace(deps, models=make_deps(es_pool, extract=lives_in("berlin")).models)
+    small = worker(extract.create_stage(deps_small), "extract")
+    [out2] = extracted(await small(record(deps, "episodes.completed", 2, release)))
+    assert out2.episode_id == e2.episode_id
+    row = await ledger(es_pool, e1)
+    assert (row["semantic_status"], row["semantic_retry_count"]) == ("failed", 1)
+    assert "output_too_large" in row["semantic_last_error"]
+
+
+async def test_the_writer_ends_only_the_claim_its_record_belongs_to(es_pool: Any) -> None:
+    tenant = new_tenant()
+    e1 = episode(tenant)
+    key = (e1.dataset, e1.project_id, e1.episode_id)
+    async with es_pool.acquire() as conn:
+        await episodes.enqueue_episode(conn, e1)
+        await episodes.claim_next(conn, *tenant, "w", 600.0, token="current")
+        # The late output of a claim that went stale and was taken over: the gate stays shut.
+        await episodes.mark_semantic_done(conn, *key, "taken-over")
+        assert (await ledger(es_pool, e1))["semantic_status"] == "processing"
+        await episodes.mark_semantic_done(conn, *key, "current")
+        assert (await ledger(es_pool, e1))["semantic_status"] == "done"
