@@ -4,7 +4,8 @@ Episodes follow :mod:`streams.ops.bench_model` (the model answers from the episo
 number). Tenants get the state of their "episode 0" in bulk (COPY, embeddings NULL) so
 every published episode meets a live job, city and preferences: one judge call each.
 The scale scenario adds N live facts per tenant with random vectors (generate_series) and
-rebuilds the HNSW indexes afterwards, as a bulk load would.
+then builds the per-tenant HNSW indexes the sweep would build (streams/store/
+tenant_indexes.py), at once rather than one per sweep pass.
 """
 
 from __future__ import annotations
@@ -19,13 +20,10 @@ import asyncpg
 
 from streams.events import EpisodeCompleted, Message, Role, Window
 from streams.ops.bench_model import episode_text, history_state
+from streams.store.tenant_indexes import TenantIndex, build_missing
+from streams.store.vector_search import DEFAULT_TUNING
 
 HISTORY_EPISODE = "history"
-HNSW = {
-    "entities_embedding_hnsw": "ON entities USING hnsw (embedding vector_cosine_ops)",
-    "facts_embedding_hnsw": "ON facts USING hnsw (embedding vector_cosine_ops)"
-    " WHERE invalid_at IS NULL",
-}
 
 
 @dataclass(frozen=True)
@@ -134,25 +132,16 @@ async def load_live_facts(url: str, tenant: Tenant, n: int, dim: int) -> None:
         await conn.close()
 
 
-async def drop_hnsw(url: str) -> None:
+async def build_tenant_indexes(url: str) -> list[TenantIndex]:
+    """Every tenant past the exact-search limit gets its index, as the sweep would give it."""
     conn = await asyncpg.connect(url)
     try:
-        for index in HNSW:
-            await conn.execute(f"DROP INDEX IF EXISTS {index}")
-    finally:
-        await conn.close()
-
-
-async def build_hnsw(url: str) -> None:
-    conn = await asyncpg.connect(url)
-    try:
-        await conn.execute("SET maintenance_work_mem = '512MB'")
-        for index, definition in HNSW.items():
-            await conn.execute(f"CREATE INDEX {index} {definition}")
+        built = await build_missing(conn, DEFAULT_TUNING.exact_below, limit=None)
         await conn.execute("VACUUM ANALYZE entities")
         await conn.execute("VACUUM ANALYZE facts")
     finally:
         await conn.close()
+    return built
 
 
 async def loaded_tenants(pool: Any, sizes: Sequence[int]) -> tuple[dict[int, Tenant], int]:

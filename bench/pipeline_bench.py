@@ -45,9 +45,8 @@ from bench._phase import Phase
 from bench._report import evaluate, render
 from bench._scale import run_scale
 from bench._workload import (
-    build_hnsw,
+    build_tenant_indexes,
     calls_per_episode,
-    drop_hnsw,
     load_history,
     load_live_facts,
     loaded_tenants,
@@ -191,11 +190,11 @@ async def scenario_c(ctx: Ctx) -> dict[str, Any]:
             names = tenants(f"{ctx.run}c", len(p.c_sizes))
             sized, first_k = dict(zip(p.c_sizes, names, strict=True)), 1
             print(f"(c) loading {sum(sized)} live facts ({dim}-dim vectors) ...", flush=True)
-            await drop_hnsw(url)
             await load_history(url, names)
             for n, tenant in sized.items():
                 await load_live_facts(url, tenant, n, dim)
-            await build_hnsw(url)
+            built = await build_tenant_indexes(url)
+            print(f"(c) built {len(built)} per-tenant vector indexes", flush=True)
         load_s = time.perf_counter() - started
         async with ctx.fleet(url, dim, "c", ctx.args.concurrency) as (fleet, phase):
             print("(c) episodes, one at a time, sizes interleaved ...", flush=True)

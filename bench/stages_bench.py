@@ -2,13 +2,14 @@
 
     .venv/bin/python bench/stages_bench.py --dim 128 --out bench/stages_bench.json
 
-Creates a fresh database and bulk-loads (generate_series, HNSW indexes rebuilt after the
-load) a small tenant: 1k entities + 1k live facts, measured alone; then a big tenant:
-100k + 100k, after which the small and big tenants' episodes are measured interleaved so
-both see the same machine load. The embedder is the scripted one (no latency), so a
-handler's wall time is its database time plus a little Python (including storing the
-embed call in llm_calls). Each episode: 6 entities (user, 2 known names, 3 new) and 8
-facts (2 already live, 6 new), so exact lookups and both vector searches run every time.
+Creates a fresh database and bulk-loads (generate_series, then the per-tenant HNSW
+indexes the sweep would build) a small tenant: 1k entities + 1k live facts, measured
+alone; then a big tenant: 100k + 100k, after which the small and big tenants' episodes
+are measured interleaved so both see the same machine load. The embedder is the scripted
+one (no latency), so a handler's wall time is its database time plus a little Python
+(including storing the embed call in llm_calls). Each episode: 6 entities (user, 2 known
+names, 3 new) and 8 facts (2 already live, 6 new), so exact lookups and both vector
+searches run every time.
 The database is dropped at the end unless --keep.
 """
 
@@ -37,16 +38,12 @@ from streams.stages.resolution import normalize_name
 from streams.stages.resolve import ResolveStage
 from streams.store.db import create_pool
 from streams.store.migrate import migrate
-from streams.store.vector_search import ScanTuning
+from streams.store.tenant_indexes import TenantIndex, build_missing
+from streams.store.vector_search import DEFAULT_TUNING, ScanTuning
 
 CTX = RecordContext(group="bench", topic="bench", partition=0, offset=0, key=None, timestamp_ms=0)
 TYPES = ["PERSON", "ORG", "PLACE", "PRODUCT", "VEHICLE", "FOOD", "EVENT", "ACTIVITY"]
 PREDICATES = ["likes", "owns", "visited", "knows", "works with", "plans", "uses", "wants"]
-HNSW = {
-    "entities_embedding_hnsw": "ON entities USING hnsw (embedding vector_cosine_ops)",
-    "facts_embedding_hnsw": "ON facts USING hnsw (embedding vector_cosine_ops)"
-    " WHERE invalid_at IS NULL",
-}
 
 
 async def fresh_database(server_url: str, dim: int) -> str:
@@ -71,7 +68,8 @@ async def drop_database(server_url: str, url: str) -> None:
 
 
 async def load_tenant(url: str, dataset: str, n: int, dim: int, clusters: int) -> float:
-    """n entities and n live facts via generate_series; HNSW indexes rebuilt after the load.
+    """n entities and n live facts via generate_series; the tenant's HNSW indexes
+    (streams/store/tenant_indexes.py) built after the load.
 
     clusters = 0: uniform random vectors (the hardest case for HNSW). Otherwise each
     vector is one of ``clusters`` random centres plus noise of the same scale (cosine ~0.7
@@ -82,8 +80,8 @@ async def load_tenant(url: str, dataset: str, n: int, dim: int, clusters: int) -
     conn = await asyncpg.connect(url)
     try:
         await conn.execute("SET maintenance_work_mem = '512MB'")
-        for index in HNSW:
-            await conn.execute(f"DROP INDEX IF EXISTS {index}")
+        for relation in ("facts", "entities"):
+            await conn.execute(f"DROP INDEX IF EXISTS {TenantIndex(relation, dataset, 'p').name}")
         await ensure_centers(conn, dim, clusters)
         # The inner series references g, so each row gets its own random vector.
         if clusters:
@@ -109,8 +107,8 @@ async def load_tenant(url: str, dataset: str, n: int, dim: int, clusters: int) -
             f" 'load', {vec}",
             dataset, n, PREDICATES, len(PREDICATES),
         )  # fmt: skip
-        for index, definition in HNSW.items():
-            await conn.execute(f"CREATE INDEX {index} {definition}")
+        # What the sweep would build: an index only for a tenant past exact search.
+        await build_missing(conn, DEFAULT_TUNING.exact_below, limit=None)
         await conn.execute("VACUUM ANALYZE entities")
         await conn.execute("VACUUM ANALYZE facts")
     finally:

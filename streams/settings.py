@@ -57,6 +57,9 @@ class Settings(BaseSettings):
     max_retries: int = Field(default=3, ge=0)
     claim_timeout_s: float = Field(default=600.0, gt=0)
     sweep_interval_s: float = Field(default=120.0, gt=0)
+    # A tenant with more searchable vectors than this gets its own HNSW index, built by the
+    # sweep (streams/store/tenant_indexes.py); searches of smaller ones are exact scans.
+    vector_index_min_rows: int = Field(default=2000, ge=1)
     context_entity_names: int = Field(default=200, ge=0)
     context_recent_facts: int = Field(default=100, ge=0)
     max_facts_per_episode: int = Field(default=12, ge=1)

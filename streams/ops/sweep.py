@@ -14,6 +14,7 @@ topic, keyed by tenant, so both the summarize and extract groups see them again:
   (an extraction dead-lettered mid-chain, a wake-up that was never produced).
 
 An episode past the cap is marked `failed` with its last error, and stays visible.
+Each pass also builds one missing per-tenant vector index (streams/store/tenant_indexes.py).
 The loop outlives a lost database connection: it reconnects and takes the lock again.
 """
 
@@ -29,6 +30,7 @@ from streams.errors import is_transient
 from streams.events import EpisodeCompleted
 from streams.settings import Settings
 from streams.store.episodes import episode_from_row
+from streams.store.tenant_indexes import build_missing
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +50,7 @@ class SweepReport:
         default_factory=list
     )  # tenant ids, ep, why
     ended_failed: list[tuple[str, str, str]] = field(default_factory=list)
+    indexes_built: list[tuple[str, str]] = field(default_factory=list)  # (tenant, relation)
 
 
 async def sweep_once(conn: Any, settings: Settings, publish: Publish) -> SweepReport:
@@ -125,7 +128,21 @@ async def sweep_once(conn: Any, settings: Settings, publish: Publish) -> SweepRe
         report.republished.append((row["dataset"], row["project_id"], row["episode_id"], why))
     if events:
         publish(events)
+    report.indexes_built = await _build_tenant_indexes(conn, settings)
     return report
+
+
+async def _build_tenant_indexes(conn: Any, settings: Settings) -> list[tuple[str, str]]:
+    """One missing per-tenant vector index per pass (streams/store/tenant_indexes.py). A
+    failed build is logged and tried again next pass; a lost connection is the loop's."""
+    try:
+        built = await build_missing(conn, settings.vector_index_min_rows)
+    except Exception as exc:
+        if is_transient(exc):
+            raise
+        log.error("sweep: building a tenant vector index failed: %r", exc)
+        return []
+    return [(f"{i.dataset}:{i.project_id}", i.relation) for i in built]
 
 
 def _why(row: Any, cap: int) -> str:
@@ -188,9 +205,10 @@ async def run_sweeper(
                 if on_pass is not None:
                     on_pass(report)
                 log.info(
-                    "sweep pass: %d republished, %d ended failed",
+                    "sweep pass: %d republished, %d ended failed, vector indexes built: %s",
                     len(report.republished),
                     len(report.ended_failed),
+                    ", ".join(f"{r} of {t}" for t, r in report.indexes_built) or "none",
                 )
                 await asyncio.sleep(interval)
         except Exception as exc:

@@ -79,6 +79,9 @@ def report_table(report: SweepReport) -> Table:
     for dataset, project, episode in report.ended_failed:
         table.add_row("[red]ended failed[/red]", f"{dataset}:{project}", episode,
                       "claim expired and the retry cap is reached")
+    for tenant, relation in report.indexes_built:
+        table.add_row("vector index built", tenant, "",
+                      f"{relation}: the tenant outgrew exact search")
     return table
 
 
@@ -86,7 +89,8 @@ def sweep_command(
     ctx: typer.Context,
     once: Annotated[bool, typer.Option("--once", help="One pass, print it, exit.")] = False,
 ) -> None:
-    """Republish pending, failed-under-cap and orphaned episodes; end those past the cap.
+    """Republish pending, failed-under-cap and orphaned episodes; end those past the cap;
+    build the vector index of one tenant that outgrew exact search.
 
     Runs every sweep_interval_s (FACTSTREAM_SWEEP_INTERVAL_S, default 120) until
     SIGTERM; one sweeper per database is active, the others stand by.
@@ -105,9 +109,10 @@ def sweep_command(
     if report is None:
         err.print("another sweeper is active on this database; this pass did nothing")
         return
-    if report.republished or report.ended_failed:
+    if report.republished or report.ended_failed or report.indexes_built:
         out.print(report_table(report))
     out.print(
-        f"republished {len(report.republished)}, ended failed {len(report.ended_failed)}",
+        f"republished {len(report.republished)}, ended failed {len(report.ended_failed)},"
+        f" vector indexes built {len(report.indexes_built)}",
         highlight=False,
     )

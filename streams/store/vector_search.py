@@ -9,9 +9,11 @@ holds matching rows. So:
   construction, and cheaper than walking a graph full of other tenants' rows, which is
   what the planner tends to choose (measured: 27 ms vs ~1 ms per query for a 1k tenant
   next to a 100k one);
-- larger tenant: HNSW with pgvector 0.8's iterative scan (SET LOCAL per transaction), which
-  keeps walking until LIMIT rows pass the filter or ``hnsw.max_scan_tuples`` is spent. A
-  query that still returns fewer than k rows is repeated exactly for that vector.
+- larger tenant: its own partial HNSW index (streams/store/tenant_indexes.py, built by the
+  sweep; chosen by the planner thanks to the custom plans below) with pgvector 0.8's
+  iterative scan (SET LOCAL per transaction), which keeps walking until LIMIT rows pass
+  the rest of the filter (live, same subject or type) or ``hnsw.max_scan_tuples`` is
+  spent. A query that still returns fewer than k rows is repeated exactly for that vector.
 
 Every query therefore returns min(k, matching rows) rows; the only approximation left is
 HNSW's own recall on big tenants, which the tenant filter no longer makes worse. All of
@@ -54,7 +56,7 @@ async def configure_search(conn: Any, tuning: ScanTuning = DEFAULT_TUNING) -> No
     - hnsw.*: the iterative scan and its budget;
     - plan_cache_mode: asyncpg prepares every statement, and after five runs Postgres may
       switch to a generic plan that ignores which tenant is asked for (measured 4-6x
-      slower for a small tenant);
+      slower for a small tenant) and cannot use a tenant's partial index at all;
     - work_mem: room for the exact path's materialised rows (2,000 x 768 floats = 6 MB).
     """
     if tuning.iterative_scan not in ("relaxed_order", "strict_order", "off"):

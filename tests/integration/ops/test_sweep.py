@@ -184,3 +184,40 @@ async def test_sweep_wakes_a_parked_tenant_with_nothing_in_flight(
     sent.clear()
     await sweep_once(conn, Settings(), sent.extend)
     assert sent == []  # touched: not sent again before another interval has passed
+
+
+async def test_a_pass_builds_the_index_of_one_tenant_that_outgrew_exact_search(
+    conn: asyncpg.Connection,
+) -> None:
+    """streams/store/tenant_indexes.py: one missing index per pass, only for tenants past
+    vector_index_min_rows live rows; a tenant's ended facts do not count."""
+    settings = Settings(vector_index_min_rows=30)
+    for dataset, live, ended in (("big", 31, 0), ("ended", 5, 40), ("small", 30, 0)):
+        await conn.execute(
+            "INSERT INTO facts (dataset, project_id, subject, predicate, object, kind,"
+            " confidence, episode_id, invalid_at, invalid_reason)"
+            " SELECT $1, 'p', 'user', 'has', 'thing ' || g, 'literal', 0.9, 'e',"
+            "  CASE WHEN g > $2::int THEN now() END, CASE WHEN g > $2::int THEN 'closed' END"
+            " FROM generate_series(1, $2::int + $3::int) g",
+            dataset, live, ended,
+        )  # fmt: skip
+    await conn.execute(
+        "INSERT INTO entities (dataset, project_id, name, type)"
+        " SELECT 'big', 'p', 'thing ' || g, 'THING' FROM generate_series(1, 31) g"
+    )
+    published: list[EpisodeCompleted] = []
+
+    first = await sweep_once(conn, settings, published.extend)
+    second = await sweep_once(conn, settings, published.extend)
+    third = await sweep_once(conn, settings, published.extend)
+
+    assert (first.indexes_built, second.indexes_built) == (
+        [("big:p", "facts")],
+        [("big:p", "entities")],
+    )
+    assert third.indexes_built == [] and published == []
+    indexes = await conn.fetch(
+        "SELECT indexdef FROM pg_indexes WHERE indexdef LIKE '%USING hnsw%' ORDER BY 1"
+    )
+    assert len(indexes) == 2, indexes  # no index over all tenants (migration 009)
+    assert all("'big'" in r["indexdef"] for r in indexes)

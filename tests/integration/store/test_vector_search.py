@@ -1,16 +1,20 @@
-"""Tenant-filtered vector search never under-returns next to a crowded neighbour tenant.
+"""Tenant-filtered vector search never under-returns, even when the tenant's own index is
+crowded with rows the query filters out.
 
-The neighbour tenant holds 2,500 vectors all closer to the query than any of the target
-tenant's rows, so a plain HNSW scan (ef_search 40, filter applied afterwards) finds none
-of the target's rows. The target is a small tenant, searched exactly by default; the tests
-also force the index path (exact_below=0, and enable_sort = off so the planner walks the
-HNSW graph rather than sorting a btree scan) to prove that path complete too.
+A big tenant has its own partial HNSW index (streams/store/tenant_indexes.py). It holds
+2,000 expired facts and 2,000 entities of another type, all closer to the query than any
+of the 8 rows a search may return, so a plain HNSW scan (ef_search 40, filter applied
+afterwards) finds none of them. The default search is exact (only 8 rows pass the
+filter); the tests also force the index path (exact_below=0, and enable_sort = off so the
+planner walks the HNSW graph rather than sorting a btree scan) to prove that path
+complete too, and show that a tenant's index serves no other tenant.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -20,6 +24,7 @@ from streams.model.scripted import hashed_vector, vector_at_similarity
 from streams.store.db import create_pool
 from streams.store.entities import nearest_same_type
 from streams.store.live_facts import nearest_live_facts
+from streams.store.tenant_indexes import TenantIndex, build_missing, tenants_without_index
 from streams.store.vector_search import ScanTuning, configure_search
 from tests.db_support import TEST_EMBEDDING_DIM, create_fresh_database
 
@@ -30,28 +35,40 @@ QUERY = hashed_vector("the query", DIM)
 TARGET_SIMS = [0.50 + 0.02 * i for i in range(8)]
 
 
+FACTS_INDEX = TenantIndex("facts", "target", "p").name
+LIVE = "AND invalid_at IS NULL AND (valid_until IS NULL OR valid_until > now())"
+
+
 @pytest.fixture(scope="module")
 async def crowded(database_url: str) -> AsyncIterator[Any]:
     pool = await create_pool(await create_fresh_database(database_url), max_size=2)
     rng = random.Random(7)
     fact_rows, entity_rows = [], []
+    expired = datetime.now(UTC) - timedelta(days=1)
     for i in range(CROWD):
         v = Vector(vector_at_similarity(QUERY, rng.uniform(0.90, 0.99), seed=f"c{i}"))
-        fact_rows.append(("crowd", "p", "user", "likes", f"thing {i}", "literal", 0.9, "e", v))
-        entity_rows.append(("crowd", "p", f"org {i}", "ORG", v))
+        fact_rows.append(("target", "p", "user", "liked", f"old {i}", "literal", 0.9, "e", v,
+                          expired))  # fmt: skip
+        entity_rows.append(("target", "p", f"place {i}", "PLACE", v))
     for i, sim in enumerate(TARGET_SIMS):
         v = Vector(vector_at_similarity(QUERY, sim, seed=f"t{i}"))
-        fact_rows.append(("target", "p", "user", "likes", f"mine {i}", "literal", 0.9, "e", v))
+        fact_rows.append(("target", "p", "user", "likes", f"mine {i}", "literal", 0.9, "e", v,
+                          None))  # fmt: skip
         entity_rows.append(("target", "p", f"mine {i}", "ORG", v))
+        fact_rows.append(("other", "p", "user", "likes", f"theirs {i}", "literal", 0.9, "e", v,
+                          None))  # fmt: skip
     cols = ["dataset", "project_id", "subject", "predicate", "object", "kind", "confidence"]
     await pool.copy_records_to_table(
-        "facts", records=fact_rows, columns=[*cols, "episode_id", "embedding"]
+        "facts", records=fact_rows, columns=[*cols, "episode_id", "embedding", "valid_until"]
     )
     await pool.copy_records_to_table(
         "entities",
         records=entity_rows,
         columns=["dataset", "project_id", "name", "type", "embedding"],
     )
+    async with pool.acquire() as conn:
+        built = await build_missing(conn, min_rows=CROWD // 2, limit=None)
+    assert {(i.relation, i.dataset) for i in built} == {("facts", "target"), ("entities", "target")}
     await pool.execute("ANALYZE facts; ANALYZE entities")
     yield pool
     await pool.close()
@@ -60,18 +77,30 @@ async def crowded(database_url: str) -> AsyncIterator[Any]:
 EXPECTED_TOP5 = [f"mine {i}" for i in (7, 6, 5, 4, 3)]
 
 
+async def _plan(conn: Any, dataset: str) -> str:
+    rows = await conn.fetch(
+        f"EXPLAIN SELECT id FROM facts t WHERE dataset = $2 AND project_id = 'p' {LIVE}"
+        " ORDER BY embedding <=> $1 LIMIT 5",
+        Vector(QUERY), dataset,
+    )  # fmt: skip
+    return "\n".join(r[0] for r in rows)
+
+
 async def _on_hnsw(conn: Any) -> None:
-    """Make the HNSW index the planner's only sensible path for this transaction."""
-    await conn.execute("SET LOCAL enable_sort = off")
-    plan = "\n".join(
-        r[0]
-        for r in await conn.fetch(
-            "EXPLAIN SELECT id FROM facts t WHERE dataset = 'target' AND project_id = 'p'"
-            " AND invalid_at IS NULL ORDER BY embedding <=> $1 LIMIT 5",
-            Vector(QUERY),
-        )
-    )
-    assert "facts_embedding_hnsw" in plan, plan
+    """Make the tenant's HNSW index the planner's only sensible path for this transaction."""
+    await conn.execute("SET LOCAL enable_sort = off; SET LOCAL plan_cache_mode = force_custom_plan")
+    plan = await _plan(conn, "target")
+    assert FACTS_INDEX in plan, plan
+
+
+async def test_a_tenants_index_serves_that_tenant_only(crowded: Any) -> None:
+    async with crowded.acquire() as conn, conn.transaction():
+        await _on_hnsw(conn)
+        await conn.execute("SET LOCAL enable_seqscan = off")
+        assert FACTS_INDEX not in await _plan(conn, "other")
+        assert await tenants_without_index(conn, "facts", CROWD // 2) == []
+        # "other" holds 8 rows: below any threshold, it gets no index of its own.
+        assert await tenants_without_index(conn, "facts", 5) == [TenantIndex("facts", "other", "p")]
 
 
 async def test_plain_hnsw_under_returns_here(crowded: Any) -> None:
@@ -80,8 +109,8 @@ async def test_plain_hnsw_under_returns_here(crowded: Any) -> None:
         await _on_hnsw(conn)
         await conn.execute("SET LOCAL hnsw.iterative_scan = off")
         rows = await conn.fetch(
-            "SELECT object FROM facts WHERE dataset = 'target' AND project_id = 'p'"
-            " AND invalid_at IS NULL ORDER BY embedding <=> $1 LIMIT 5",
+            f"SELECT object FROM facts WHERE dataset = 'target' AND project_id = 'p' {LIVE}"
+            " ORDER BY embedding <=> $1 LIMIT 5",
             Vector(QUERY),
         )
     assert len(rows) < 5
@@ -93,8 +122,8 @@ async def test_iterative_scan_alone_reaches_past_the_crowd(crowded: Any) -> None
         await _on_hnsw(conn)
         await configure_search(conn)
         rows = await conn.fetch(
-            "SELECT object FROM facts WHERE dataset = 'target' AND project_id = 'p'"
-            " AND invalid_at IS NULL ORDER BY embedding <=> $1 LIMIT 5",
+            f"SELECT object FROM facts WHERE dataset = 'target' AND project_id = 'p' {LIVE}"
+            " ORDER BY embedding <=> $1 LIMIT 5",
             Vector(QUERY),
         )
     assert sorted(r["object"] for r in rows) == sorted(EXPECTED_TOP5)
@@ -130,7 +159,7 @@ async def test_asking_for_more_than_the_tenant_has_returns_all_of_them(crowded: 
     assert sorted(f.object for f in found) == sorted(f"mine {i}" for i in range(8))
 
 
-async def test_nearest_same_type_entity_is_found_past_the_crowd(crowded: Any) -> None:
+async def test_nearest_same_type_entity_is_found_past_the_other_types(crowded: Any) -> None:
     async with crowded.acquire() as conn, conn.transaction():
         await conn.execute("SET LOCAL enable_sort = off")
         found = await nearest_same_type(conn, "target", "p", [(QUERY, "ORG"), (QUERY, "FOOD")], k=2)
