@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-import json
 import logging
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -31,6 +30,7 @@ from typing import Any, Protocol, TypeVar
 from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
 
 from streams.runtime.config import WorkerConfig, consumer_conf, producer_conf
+from streams.runtime.kafka_stats import export_lag
 from streams.runtime.metrics import WorkerMetrics
 from streams.runtime.records import TP, OutRecord, PartitionPlan, Record
 from streams.runtime.watchdog import Watchdog, exit_hung
@@ -86,6 +86,8 @@ class KafkaIO:
         self._epochs = itertools.count(1)
         self.consumer = Consumer(self._consumer_conf())
         self.producer = Producer(self._producer_conf())
+        # Set when the cluster was unreachable: see _fresh_producer_after_outage.
+        self._replace_producer = False
 
     def _consumer_conf(self) -> dict[str, Any]:
         conf = consumer_conf(self.cfg)
@@ -169,6 +171,7 @@ class KafkaIO:
         return offsets
 
     def _commit_transaction(self, outs: list[OutRecord], offsets: dict[TP, int]) -> None:
+        self._fresh_producer_after_outage()
         p = self.producer
         try:
             self._retrying(p.begin_transaction)
@@ -186,6 +189,30 @@ class KafkaIO:
             except KafkaException as abort_exc:
                 raise FatalKafkaError(f"abort failed: {abort_exc}") from exc
             raise CommitFailed(f"transaction aborted: {exc}") from exc
+
+    def _fresh_producer_after_outage(self) -> None:
+        """After every broker was down, start the next transaction on a new producer.
+
+        Every chaos drill's broker restart left some workers hung in
+        ``send_offsets_to_transaction`` (confluentinc/librdkafka#5456: the call ignores its
+        timeout; #5511: it waits on a group coordinator the client has dropped, and is
+        never woken). The state is inside the old client, so a new one (same
+        transactional.id; init_transactions fences nothing but ourselves, between
+        transactions) starts clean. Until the cluster answers again, no transaction starts:
+        the commit fails and is retried, its work kept."""
+        if not self._replace_producer:
+            return
+        try:
+            self.producer.list_topics(timeout=5)
+        except KafkaException as exc:
+            raise CommitFailed(f"cluster still unreachable: {exc}") from exc
+        with self.watchdog.watch("replace_producer"):
+            old, self.producer = self.producer, Producer(self._producer_conf())
+            del old  # destroyed here: it holds no transaction
+        self._retrying(self.producer.init_transactions, _TIMEOUT)
+        self._replace_producer = False
+        log.warning("new transactional producer after the cluster was unreachable",
+                    extra={"stage": self.cfg.stage})
 
     def _commit_plain(self, outs: list[OutRecord], offsets: dict[TP, int]) -> None:
         errors: list[str] = []
@@ -289,22 +316,10 @@ class KafkaIO:
         self._metrics.assigned.set(len(self._live))
 
     def _on_error(self, err: KafkaError) -> None:
+        if err.code() == KafkaError._ALL_BROKERS_DOWN and self.transactional:
+            self._replace_producer = True
         level = logging.ERROR if err.fatal() else logging.WARNING
         log.log(level, "kafka: %s", err, extra={"stage": self.cfg.stage})
 
     def _on_stats(self, raw: str) -> None:
-        try:
-            stats = json.loads(raw)
-            for topic, t in stats.get("topics", {}).items():
-                for pid, p in t.get("partitions", {}).items():
-                    key = (topic, int(pid))
-                    if key not in self._live:
-                        continue
-                    end = p.get("ls_offset", -1)
-                    base = self._committed.get(key, p.get("committed_offset", -1))
-                    if base < 0:
-                        base = p.get("lo_offset", -1)
-                    if end >= 0 and base >= 0:
-                        self._metrics.lag(topic, key[1], max(0, end - base))
-        except Exception:  # stats are best effort
-            log.debug("bad stats", exc_info=True)
+        export_lag(raw, self._live, self._committed, self._metrics)

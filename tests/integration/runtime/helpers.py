@@ -20,6 +20,7 @@ from typing import Any
 from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
+from streams.runtime.records import TP, PartitionPlan
 from streams.runtime.worker import Worker
 
 REPO = Path(__file__).resolve().parents[3]
@@ -288,3 +289,22 @@ async def fresh_database(server_url: str) -> tuple[str, Callable[[], Any]]:
             await conn.close()
 
     return url, drop
+
+
+class RecordingHooks:
+    """KafkaIO's rebalance hooks for tests that drive KafkaIO directly: remember the
+    epoch of every assigned partition, forget revoked and lost ones, commit nothing."""
+
+    def __init__(self) -> None:
+        self.epochs: dict[TP, int] = {}
+
+    def assigned(self, parts: Sequence[tuple[TP, int]]) -> None:
+        self.epochs.update(parts)
+
+    def revoked(self, tps: Sequence[TP]) -> Sequence[PartitionPlan]:
+        for tp in tps:
+            self.epochs.pop(tp, None)
+        return []
+
+    def lost(self, tps: Sequence[TP]) -> None:
+        self.revoked(tps)

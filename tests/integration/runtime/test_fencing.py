@@ -9,7 +9,7 @@ and leave nothing visible to read_committed readers; B's commit of the same offs
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 import pytest
 from confluent_kafka import Consumer, TopicPartition
@@ -17,26 +17,10 @@ from confluent_kafka import Consumer, TopicPartition
 from streams.runtime.config import WorkerConfig
 from streams.runtime.kafka_io import CommitFailed, KafkaIO
 from streams.runtime.metrics import WorkerMetrics
-from streams.runtime.records import TP, OutRecord, PartitionPlan
-from tests.integration.runtime.helpers import produce, read_to_end
+from streams.runtime.records import OutRecord, PartitionPlan
+from tests.integration.runtime.helpers import RecordingHooks, produce, read_to_end
 
 pytestmark = pytest.mark.timeout(90)
-
-
-class Hooks:
-    def __init__(self) -> None:
-        self.epochs: dict[TP, int] = {}
-
-    def assigned(self, parts: Sequence[tuple[TP, int]]) -> None:
-        self.epochs.update(parts)
-
-    def revoked(self, tps: Sequence[TP]) -> Sequence[PartitionPlan]:
-        for tp in tps:
-            self.epochs.pop(tp, None)
-        return []
-
-    def lost(self, tps: Sequence[TP]) -> None:
-        self.revoked(tps)
 
 
 def poll_until(io: KafkaIO, cond: Callable[[], bool], timeout: float, what: str) -> None:
@@ -54,7 +38,7 @@ def test_stale_member_commit_is_fenced(kafka_bootstrap: str, topics: Callable[..
                         kafka={"bootstrap.servers": kafka_bootstrap},
                         session_timeout_ms=6000, max_poll_interval_ms=6000,
                         statistics_interval_ms=0)
-    ha, hb = Hooks(), Hooks()
+    ha, hb = RecordingHooks(), RecordingHooks()
     a = KafkaIO(base, transactional=True, hooks=ha, metrics=WorkerMetrics("fence"))
     b = KafkaIO(base.with_(member_name="b"), transactional=True, hooks=hb,
                 metrics=WorkerMetrics("fence"))
