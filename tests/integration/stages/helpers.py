@@ -110,3 +110,13 @@ async def seed_store(pool: Any, tenant: tuple[str, str], canary: str = "") -> No
                 " CASE WHEN $7::text IS NULL THEN NULL ELSE now() - interval '1 day' END)",
                 ds, p, s, pr, o, kind, ended,
             )  # fmt: skip
+
+
+async def ledger(pool: Any, ev: EpisodeCompleted) -> Any:
+    """The episode's extraction side of the ledger."""
+    async with pool.acquire() as conn:
+        return await conn.fetchrow(
+            "SELECT semantic_status, semantic_retry_count, semantic_last_error, claimed_by"
+            " FROM episodes WHERE dataset = $1 AND project_id = $2 AND episode_id = $3",
+            ev.dataset, ev.project_id, ev.episode_id,
+        )  # fmt: skip

@@ -20,7 +20,7 @@ from streams.runtime.stage import StageDeps
 from streams.stages import dedup, extract, resolve
 from streams.stages.release import CLAIM_HEADER
 from streams.store import episodes
-from tests.integration.stages.helpers import episode, make_deps, new_tenant
+from tests.integration.stages.helpers import episode, ledger, make_deps, new_tenant
 
 
 def broken_embedder(_: EmbedInput) -> Exception:
@@ -48,15 +48,6 @@ def record(deps: StageDeps, topic: str, offset: int, out: OutRecord | Any) -> Re
         return Record(out.topic, 0, offset, out.key, out.value, out.headers)
     key = out.tenant.encode()
     return Record(deps.settings.topic(topic), 0, offset, key, out.model_dump_json().encode())
-
-
-async def ledger(pool: Any, ev: EpisodeCompleted) -> Any:
-    async with pool.acquire() as conn:
-        return await conn.fetchrow(
-            "SELECT semantic_status, semantic_retry_count, semantic_last_error FROM episodes"
-            " WHERE dataset = $1 AND project_id = $2 AND episode_id = $3",
-            ev.dataset, ev.project_id, ev.episode_id,
-        )  # fmt: skip
 
 
 async def episodes_enqueue(pool: Any, *evs: EpisodeCompleted) -> None:

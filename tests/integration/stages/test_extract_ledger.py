@@ -18,16 +18,7 @@ from streams.store.episodes import (
     mark_semantic_done,
     next_to_release,
 )
-from tests.integration.stages.helpers import CTX, episode, make_deps, new_tenant
-
-
-async def ledger(pool: Any, ev: Any) -> Any:
-    async with pool.acquire() as conn:
-        return await conn.fetchrow(
-            "SELECT semantic_status, semantic_retry_count, semantic_last_error, claimed_by"
-            " FROM episodes WHERE dataset = $1 AND project_id = $2 AND episode_id = $3",
-            ev.dataset, ev.project_id, ev.episode_id,
-        )  # fmt: skip
+from tests.integration.stages.helpers import CTX, episode, ledger, make_deps, new_tenant
 
 
 def rec(offset: int) -> Any:
