@@ -86,8 +86,8 @@ class KafkaIO:
         self._epochs = itertools.count(1)
         self.consumer = Consumer(self._consumer_conf())
         self.producer = Producer(self._producer_conf())
-        # Set when the cluster was unreachable: see _fresh_producer_after_outage.
-        self._replace_producer = False
+        # "ok", "suspect" or "down", from the error callback: _fresh_producer_after_outage.
+        self._cluster = "ok"
 
     def _consumer_conf(self) -> dict[str, Any]:
         conf = consumer_conf(self.cfg)
@@ -191,26 +191,32 @@ class KafkaIO:
             raise CommitFailed(f"transaction aborted: {exc}") from exc
 
     def _fresh_producer_after_outage(self) -> None:
-        """After every broker was down, start the next transaction on a new producer.
+        """After the cluster was unreachable, start the next transaction on a new producer.
 
         Every chaos drill's broker restart left some workers hung in
         ``send_offsets_to_transaction`` (confluentinc/librdkafka#5456: the call ignores its
-        timeout; #5511: it waits on a group coordinator the client has dropped, and is
-        never woken). The state is inside the old client, so a new one (same
-        transactional.id; init_transactions fences nothing but ourselves, between
-        transactions) starts clean. Until the cluster answers again, no transaction starts:
-        the commit fails and is retried, its work kept."""
-        if not self._replace_producer:
+        timeout; #5511: it waits on a group coordinator the client dropped, and is never
+        woken). The state is inside the old client, so a new one (same transactional.id;
+        init_transactions between transactions fences nobody but ourselves) starts clean.
+        The cluster is "down" when the client says every broker is, or when a lost
+        connection ("suspect") is followed by a metadata probe that fails; while it is, no
+        transaction starts: the commit fails and is retried, its work kept. A lost
+        connection the cluster answers for at once (an idle disconnect) changes nothing."""
+        if self._cluster == "ok":
             return
         try:
-            self.producer.list_topics(timeout=5)
+            self.producer.list_topics(timeout=2)
         except KafkaException as exc:
-            raise CommitFailed(f"cluster still unreachable: {exc}") from exc
+            self._cluster = "down"
+            raise CommitFailed(f"cluster unreachable: {exc}") from exc
+        if self._cluster == "suspect":
+            self._cluster = "ok"
+            return
         with self.watchdog.watch("replace_producer"):
             old, self.producer = self.producer, Producer(self._producer_conf())
             del old  # destroyed here: it holds no transaction
         self._retrying(self.producer.init_transactions, _TIMEOUT)
-        self._replace_producer = False
+        self._cluster = "ok"
         log.warning("new transactional producer after the cluster was unreachable",
                     extra={"stage": self.cfg.stage})
 
@@ -316,8 +322,10 @@ class KafkaIO:
         self._metrics.assigned.set(len(self._live))
 
     def _on_error(self, err: KafkaError) -> None:
-        if err.code() == KafkaError._ALL_BROKERS_DOWN and self.transactional:
-            self._replace_producer = True
+        if self.transactional and err.code() == KafkaError._ALL_BROKERS_DOWN:
+            self._cluster = "down"
+        elif self.transactional and err.code() == KafkaError._TRANSPORT and self._cluster == "ok":
+            self._cluster = "suspect"  # a lost connection: down only if a probe fails
         level = logging.ERROR if err.fatal() else logging.WARNING
         log.log(level, "kafka: %s", err, extra={"stage": self.cfg.stage})
 
