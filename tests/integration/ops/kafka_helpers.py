@@ -116,3 +116,20 @@ def committed(settings: Settings, group: str, topic: str, partitions: int) -> di
         group, [TopicPartition(topic, p) for p in range(partitions)])]
     result = admin.list_consumer_group_offsets(request)[group].result()
     return {tp.partition: tp.offset for tp in result.topic_partitions}
+
+
+def cli_env(settings: Settings) -> dict[str, str]:
+    """The environment a `factstream` command needs to find these settings' broker and topics."""
+    return {
+        "FACTSTREAM_KAFKA_BOOTSTRAP_SERVERS": settings.kafka_bootstrap_servers,
+        "FACTSTREAM_TOPIC_PREFIX": settings.topic_prefix,
+    }
+
+
+def fill_partitions(
+    settings: Settings, key: bytes | str, topic: str, counts: dict[int, int]
+) -> list[tuple[int, int]]:
+    """``counts[p]`` empty-JSON records to each partition p, in partition order."""
+    records = [{"key": key, "value": b"{}", "partition": p}
+               for p, n in sorted(counts.items()) for _ in range(n)]  # fmt: skip
+    return produce(settings, topic, records)

@@ -14,7 +14,7 @@ from streams.ops.kafka_admin import admin_client
 from streams.ops.lag import collect_lag
 from streams.settings import STAGES, Settings
 from tests.conftest import Tenant
-from tests.integration.ops.kafka_helpers import commit, produce
+from tests.integration.ops.kafka_helpers import cli_env, commit, fill_partitions, produce
 
 PARTITIONS = 3
 
@@ -27,11 +27,7 @@ def test_lag_is_log_end_minus_committed(
     create_topics(tenant_settings, partitions=PARTITIONS)
     topic = tenant_settings.topic("facts.extracted")  # what the resolve stage reads
     # 7 records to partition 0, 4 to 1, 2 to 2, placed explicitly.
-    landed = produce(
-        tenant_settings,
-        topic,
-        [{"key": tenant.key, "value": b"{}", "partition": p} for p in [0] * 7 + [1] * 4 + [2] * 2],
-    )
+    landed = fill_partitions(tenant_settings, tenant.key, topic, {0: 7, 1: 4, 2: 2})
     log_end = Counter(p for p, _ in landed)
     assert log_end == {0: 7, 1: 4, 2: 2}
     group = f"test-resolve-{uuid.uuid4().hex[:8]}"
@@ -57,10 +53,7 @@ def test_lag_cli_json_and_table(
     create_topics(tenant_settings, partitions=PARTITIONS)
     topic = tenant_settings.topic("episodes.completed")
     produce(tenant_settings, topic, [{"key": tenant.key, "value": b"{}"} for _ in range(3)])
-    env = {
-        "FACTSTREAM_KAFKA_BOOTSTRAP_SERVERS": tenant_settings.kafka_bootstrap_servers,
-        "FACTSTREAM_TOPIC_PREFIX": tenant_settings.topic_prefix,
-    }
+    env = cli_env(tenant_settings)
     runner = CliRunner()
 
     result = runner.invoke(app, ["lag", "--json"], env=env)
@@ -79,13 +72,6 @@ def test_lag_cli_json_and_table(
     assert "factstream-extract" in table.output and "summarize" not in table.output
 
 
-def env_of(settings: Settings) -> dict[str, str]:
-    return {
-        "FACTSTREAM_KAFKA_BOOTSTRAP_SERVERS": settings.kafka_bootstrap_servers,
-        "FACTSTREAM_TOPIC_PREFIX": settings.topic_prefix,
-    }
-
-
 def test_lag_group_reads_that_groups_committed_offsets(
     tenant_settings: Settings,
     tenant: Tenant,
@@ -93,17 +79,13 @@ def test_lag_group_reads_that_groups_committed_offsets(
 ) -> None:
     create_topics(tenant_settings, partitions=PARTITIONS)
     topic = tenant_settings.topic("facts.deduped")  # what the judge stage reads
-    produce(
-        tenant_settings,
-        topic,
-        [{"key": tenant.key, "value": b"{}", "partition": p} for p in [0] * 6 + [1] * 3],
-    )
+    fill_partitions(tenant_settings, tenant.key, topic, {0: 6, 1: 3})
     group = f"ops-{uuid.uuid4().hex[:8]}-judge"  # a worker run with --group
     commit(tenant_settings, group, topic, {0: 4, 1: 3})
     runner = CliRunner()
 
     result = runner.invoke(
-        app, ["lag", "--stage", "judge", "--group", group, "--json"], env=env_of(tenant_settings)
+        app, ["lag", "--stage", "judge", "--group", group, "--json"], env=cli_env(tenant_settings)
     )
 
     assert result.exit_code == 0, result.output
@@ -112,12 +94,14 @@ def test_lag_group_reads_that_groups_committed_offsets(
     assert {p["partition"]: p["committed"] for p in judge["partitions"]} == {0: 4, 1: 3, 2: None}
     assert judge["lag"] == (6 - 4) + (3 - 3)
     # Without --group the default group is read: it never committed on this topic.
-    default = runner.invoke(app, ["lag", "--stage", "judge", "--json"], env=env_of(tenant_settings))
+    default = runner.invoke(
+        app, ["lag", "--stage", "judge", "--json"], env=cli_env(tenant_settings)
+    )
     (judge,) = json.loads(default.stdout)["stages"]
     assert judge["group"] == "factstream-judge" and judge["lag"] == 9
 
     table = runner.invoke(
-        app, ["lag", "--stage", "judge", "--group", group], env=env_of(tenant_settings)
+        app, ["lag", "--stage", "judge", "--group", group], env=cli_env(tenant_settings)
     )
     assert table.exit_code == 0, table.output
     assert group in table.output and "factstream-judge" not in table.output
@@ -131,23 +115,15 @@ def test_lag_group_prefix_reads_prefix_plus_stage_for_every_stage(
     create_topics(tenant_settings, partitions=PARTITIONS)
     inputs = tenant_settings.topic("episodes.completed")
     judged = tenant_settings.topic("facts.judged")
-    produce(
-        tenant_settings,
-        inputs,
-        [{"key": tenant.key, "value": b"{}", "partition": 0} for _ in range(5)],
-    )
-    produce(
-        tenant_settings,
-        judged,
-        [{"key": tenant.key, "value": b"{}", "partition": 1} for _ in range(2)],
-    )
+    fill_partitions(tenant_settings, tenant.key, inputs, {0: 5})
+    fill_partitions(tenant_settings, tenant.key, judged, {1: 2})
     prefix = tenant_settings.topic_prefix  # the bench names its groups <topic_prefix><stage>
     commit(tenant_settings, f"{prefix}extract", inputs, {0: 5})
     commit(tenant_settings, f"{prefix}summarize", inputs, {0: 1})
     commit(tenant_settings, f"{prefix}write", judged, {1: 2})
 
     result = CliRunner().invoke(
-        app, ["lag", "--group-prefix", prefix, "--json"], env=env_of(tenant_settings)
+        app, ["lag", "--group-prefix", prefix, "--json"], env=cli_env(tenant_settings)
     )
 
     assert result.exit_code == 0, result.output
@@ -171,15 +147,11 @@ def test_lag_unknown_group_is_not_an_error_and_names_the_group(
     create_topics: Callable[..., object],
 ) -> None:
     create_topics(tenant_settings, partitions=PARTITIONS)
-    produce(
-        tenant_settings,
-        tenant_settings.topic("facts.resolved"),
-        [{"key": tenant.key, "value": b"{}", "partition": 2} for _ in range(3)],
-    )
+    fill_partitions(tenant_settings, tenant.key, tenant_settings.topic("facts.resolved"), {2: 3})
     group = f"ops-{uuid.uuid4().hex[:8]}-typo"  # no offsets, no members
 
     result = CliRunner().invoke(
-        app, ["lag", "--stage", "dedup", "--group", group], env=env_of(tenant_settings)
+        app, ["lag", "--stage", "dedup", "--group", group], env=cli_env(tenant_settings)
     )
 
     assert result.exit_code == 0, result.output
@@ -193,7 +165,7 @@ def test_lag_unknown_group_is_not_an_error_and_names_the_group(
 
 
 def test_lag_group_needs_exactly_one_stage(tenant_settings: Settings) -> None:
-    env = env_of(tenant_settings)
+    env = cli_env(tenant_settings)
     runner = CliRunner()
 
     for stages in ([], ["extract", "write"]):

@@ -18,6 +18,7 @@ from streams.ops.reprocess import REPROCESS_OF_HEADER
 from streams.settings import Settings
 from tests.conftest import Tenant
 from tests.integration.ops.kafka_helpers import (
+    cli_env,
     commit,
     committed,
     consume_all,
@@ -27,13 +28,6 @@ from tests.integration.ops.kafka_helpers import (
 
 PARTITIONS = 3
 BASE_MS = int(datetime(2026, 1, 1, tzinfo=UTC).timestamp() * 1000)
-
-
-def env_of(settings: Settings) -> dict[str, str]:
-    return {
-        "FACTSTREAM_KAFKA_BOOTSTRAP_SERVERS": settings.kafka_bootstrap_servers,
-        "FACTSTREAM_TOPIC_PREFIX": settings.topic_prefix,
-    }
 
 
 def fill_with_timestamps(settings: Settings, tenant: Tenant, topic: str) -> None:
@@ -49,19 +43,31 @@ def fill_with_timestamps(settings: Settings, tenant: Tenant, topic: str) -> None
     )
 
 
+def filled_and_committed(
+    settings: Settings, tenant: Tenant, create_topics: Callable[..., object], short_topic: str,
+    group: str, offsets: dict[int, int],
+) -> str:  # fmt: skip
+    """Create the topics, fill ``short_topic`` (fill_with_timestamps), commit ``group`` at
+    ``offsets`` on it; returns the topic's full name."""
+    create_topics(settings, partitions=PARTITIONS)
+    topic = settings.topic(short_topic)
+    fill_with_timestamps(settings, tenant, topic)
+    commit(settings, group, topic, offsets)
+    return topic
+
+
 def test_dry_run_changes_nothing(
     tenant_settings: Settings,
     tenant: Tenant,
     create_topics: Callable[..., object],
 ) -> None:
-    create_topics(tenant_settings, partitions=PARTITIONS)
-    topic = tenant_settings.topic("facts.deduped")
-    fill_with_timestamps(tenant_settings, tenant, topic)
     group = f"test-judge-{uuid.uuid4().hex[:8]}"
-    commit(tenant_settings, group, topic, {0: 10, 1: 7, 2: 3})
+    topic = filled_and_committed(
+        tenant_settings, tenant, create_topics, "facts.deduped", group, {0: 10, 1: 7, 2: 3}
+    )
 
     result = CliRunner().invoke(
-        app, ["replay", "judge", "--group", group, "--to-earliest"], env=env_of(tenant_settings)
+        app, ["replay", "judge", "--group", group, "--to-earliest"], env=cli_env(tenant_settings)
     )
 
     assert result.exit_code == 0, result.output
@@ -75,11 +81,10 @@ def test_execute_to_datetime_moves_offsets_to_the_first_record_at_that_time(
     tenant: Tenant,
     create_topics: Callable[..., object],
 ) -> None:
-    create_topics(tenant_settings, partitions=PARTITIONS)
-    topic = tenant_settings.topic("facts.judged")
-    fill_with_timestamps(tenant_settings, tenant, topic)
     group = f"test-write-{uuid.uuid4().hex[:8]}"
-    commit(tenant_settings, group, topic, {0: 10, 1: 10, 2: 10})
+    topic = filled_and_committed(
+        tenant_settings, tenant, create_topics, "facts.judged", group, {0: 10, 1: 10, 2: 10}
+    )
     when = datetime.fromtimestamp((BASE_MS + 4500) / 1000, UTC).isoformat()
 
     result = CliRunner().invoke(
@@ -95,7 +100,7 @@ def test_execute_to_datetime_moves_offsets_to_the_first_record_at_that_time(
             "0,1",
             "--execute",
         ],
-        env=env_of(tenant_settings),
+        env=cli_env(tenant_settings),
     )
 
     assert result.exit_code == 0, result.output
@@ -106,7 +111,7 @@ def test_execute_to_datetime_moves_offsets_to_the_first_record_at_that_time(
     result = CliRunner().invoke(
         app,
         ["replay", "write", "--group", group, "--to-datetime", later, "--execute"],
-        env=env_of(tenant_settings),
+        env=cli_env(tenant_settings),
     )
     assert result.exit_code == 0, result.output
     # No record that late: the log end, as kafka-consumer-groups does.
@@ -118,11 +123,10 @@ def test_execute_refuses_while_the_group_has_an_active_member(
     tenant: Tenant,
     create_topics: Callable[..., object],
 ) -> None:
-    create_topics(tenant_settings, partitions=PARTITIONS)
-    topic = tenant_settings.topic("facts.resolved")
-    fill_with_timestamps(tenant_settings, tenant, topic)
     group = f"test-dedup-{uuid.uuid4().hex[:8]}"
-    commit(tenant_settings, group, topic, {0: 10, 1: 10, 2: 10})
+    topic = filled_and_committed(
+        tenant_settings, tenant, create_topics, "facts.resolved", group, {0: 10, 1: 10, 2: 10}
+    )
     member = Consumer(
         {
             **tenant_settings.kafka_common,
@@ -141,7 +145,7 @@ def test_execute_refuses_while_the_group_has_an_active_member(
         result = CliRunner().invoke(
             app,
             ["replay", "dedup", "--group", group, "--to-earliest", "--execute"],
-            env=env_of(tenant_settings),
+            env=cli_env(tenant_settings),
         )
     finally:
         member.close()
@@ -165,7 +169,7 @@ def test_reprocess_republishes_done_episodes_with_reprocess_true(
     (partition,) = {p for p, _ in landed}
     group = f"test-extract-{uuid.uuid4().hex[:8]}"
     commit(tenant_settings, group, topic, {partition: 3})  # e0..e2 done, e3 not yet read
-    env = env_of(tenant_settings)
+    env = cli_env(tenant_settings)
 
     dry = CliRunner().invoke(
         app, ["replay", "extract", "--group", group, "--to-earliest", "--reprocess"], env=env
@@ -206,7 +210,7 @@ def test_reprocess_refused_for_stages_after_extraction(
 ) -> None:
     create_topics(tenant_settings, partitions=PARTITIONS)
     result = CliRunner().invoke(
-        app, ["replay", "judge", "--to-earliest", "--reprocess"], env=env_of(tenant_settings)
+        app, ["replay", "judge", "--to-earliest", "--reprocess"], env=cli_env(tenant_settings)
     )
     assert result.exit_code == 1
     assert "--reprocess applies to summarize and extract" in result.output
@@ -217,11 +221,10 @@ def test_execute_with_group_moves_only_that_group(
     tenant: Tenant,
     create_topics: Callable[..., object],
 ) -> None:
-    create_topics(tenant_settings, partitions=PARTITIONS)
-    topic = tenant_settings.topic("facts.deduped")
-    fill_with_timestamps(tenant_settings, tenant, topic)
     group = f"ops-{uuid.uuid4().hex[:8]}-judge"  # workers run with `worker judge --group`
-    commit(tenant_settings, group, topic, {0: 10, 1: 10, 2: 10})
+    topic = filled_and_committed(
+        tenant_settings, tenant, create_topics, "facts.deduped", group, {0: 10, 1: 10, 2: 10}
+    )
     # The default group factstream-judge is shared by the broker's users, so it is not
     # committed here: on this test's own topic it must stay without offsets (-1001).
     default_before = committed(tenant_settings, "factstream-judge", topic, PARTITIONS)
@@ -230,7 +233,7 @@ def test_execute_with_group_moves_only_that_group(
     result = CliRunner().invoke(
         app,
         ["replay", "judge", "--group", group, "--shift-by", "-4", "--execute"],
-        env=env_of(tenant_settings),
+        env=cli_env(tenant_settings),
     )
 
     assert result.exit_code == 0, result.output
