@@ -218,6 +218,14 @@ class Candidate(EventModel):
 
     fact: Fact
     embedding: list[float]
+    band_neighbours: list[int] | None = Field(
+        default=None,
+        description=(
+            "ids of the live facts of the same subject nearest to this fact with cosine"
+            " >= the contradiction band minimum (at most 20), as dedup read them; the"
+            " judge reads these rows instead of searching again. None: not read."
+        ),
+    )
 
 
 class Closure(EventModel):

@@ -1,7 +1,10 @@
 """Dedup stage: facts.resolved -> facts.deduped (seed, step 3: deduplication).
 
-Reads the tenant's live facts (exact triples, then nearest by embedding) and embeds the
-exact-pass survivors in one batch. Every drop travels in the output event for the writer
+Reads the tenant's live facts (exact triples, then, per survivor, the nearest of its
+subject by embedding) and embeds the exact-pass survivors in one batch. Those nearest
+facts inside the contradiction band travel with each candidate, so the judge reads them
+by id instead of searching the same index again (the tenant's gate keeps its live facts
+unchanged in between). Every drop travels in the output event for the writer
 to store, and an episode with no candidates still emits its (empty) event so the writer
 can mark the episode done.
 """
@@ -24,9 +27,6 @@ from streams.store.live_facts import LiveFact, find_live_by_triples, nearest_liv
 from streams.store.vector_search import DEFAULT_TUNING, ScanTuning
 
 STAGE = "dedup"
-# Neighbours read per survivor: the nearest may be barred (validity, same predicate with
-# another object) while the next one is a true duplicate.
-NEIGHBOURS = 5
 
 
 class DedupStage(ReleasesClaimOnDeadLetter):
@@ -62,12 +62,18 @@ class DedupStage(ReleasesClaimOnDeadLetter):
         neighbours: list[list[LiveFact]] = []
         if vectors:
             async with self.pool.acquire() as conn:
+                # Several per survivor: the nearest may be barred (validity, same
+                # predicate with another object) while the next is a true duplicate;
+                # and the judge takes the ones in its band from here.
                 neighbours = await nearest_live_facts(
-                    conn, ds, proj, vectors, k=NEIGHBOURS, tuning=self.tuning
-                )
+                    conn, ds, proj,
+                    [(v, f.subject) for v, f in zip(vectors, exact.survivors, strict=True)],
+                    tuning=self.tuning,
+                )  # fmt: skip
         near = dedup_logic.near_pass(
-            exact.survivors, vectors, neighbours, self.settings.fact_dedup_threshold
-        )
+            exact.survivors, vectors, neighbours,
+            self.settings.fact_dedup_threshold, self.settings.contradiction_band_min,
+        )  # fmt: skip
         return [
             FactsDeduped(
                 event_id=derived_event_id(STAGE, event),

@@ -5,7 +5,11 @@ earlier candidate of the batch, is dropped; unless it carries a valid_until the 
 lacks, which makes it a closure of that row.
 
 Near-duplicate pass: a survivor whose embedding reaches the threshold against a live
-fact or an earlier survivor is dropped. Two exceptions keep knowledge from vanishing:
+fact or an earlier survivor of the same subject is dropped. Three exceptions keep
+knowledge from vanishing:
+- the subject must agree: "sister likes hiking" is not a rewording of "user likes
+  hiking", however close the two embed (rule 3: a fact about the user and a fact about
+  their thing stay separate);
 - validity must agree: a fact that ends (valid_until) says something the open-ended fact
   it paraphrases does not ("drove honda civic" until May vs "drives honda civic"), so it
   goes on to the judge, which pairs it with the fact it ends;
@@ -21,7 +25,7 @@ from datetime import UTC, datetime
 
 from streams.events import Candidate, Closure, Dropped, DropStage, Fact
 from streams.stages.resolution import cosine
-from streams.store.live_facts import LiveFact, Triple
+from streams.store.live_facts import BAND_SLACK, LiveFact, Triple
 
 EXACT = "exact_duplicate"
 IN_BATCH = "in_batch_duplicate"
@@ -98,6 +102,8 @@ def exact_pass(facts: Sequence[Fact], live: Mapping[Triple, LiveFact]) -> ExactR
 
 def near_duplicate_allowed(candidate: Fact, other: Fact | LiveFact) -> bool:
     """Whether a high similarity to ``other`` may drop ``candidate`` (see module doc)."""
+    if candidate.subject != other.subject:
+        return False
     if not same_validity(candidate.valid_until, other.valid_until):
         return False
     return not (
@@ -118,8 +124,14 @@ def near_pass(
     vectors: Sequence[list[float]],
     live_neighbours: Sequence[Sequence[LiveFact]],
     threshold: float,
+    band_min: float,
 ) -> NearResult:
-    """Drop near-duplicates of live facts and of earlier kept candidates, in order."""
+    """Drop near-duplicates of live facts and of earlier kept candidates, in order.
+
+    ``live_neighbours`` are each survivor's nearest live facts of its subject, best first;
+    a kept candidate carries those inside the contradiction band (>= ``band_min``) on to
+    the judge.
+    """
     out = NearResult()
     for fact, vec, neighbours in zip(survivors, vectors, live_neighbours, strict=True):
         live_hit = next(
@@ -151,5 +163,6 @@ def near_pass(
             )
             out.dropped.append(drop(fact, NEAR, detail))
             continue
-        out.candidates.append(Candidate(fact=fact, embedding=vec))
+        band = [n.id for n in neighbours if (n.similarity or 0.0) >= band_min - BAND_SLACK]
+        out.candidates.append(Candidate(fact=fact, embedding=vec, band_neighbours=band))
     return out

@@ -8,7 +8,7 @@ from typing import Any
 
 from pgvector import Vector
 
-from streams.store.vector_search import DEFAULT_TUNING, ScanTuning, nearest
+from streams.store.vector_search import DEFAULT_TUNING, ScanTuning, nearest_per_key
 
 
 @dataclass(frozen=True)
@@ -60,15 +60,14 @@ async def nearest_same_type(
     tuning: ScanTuning = DEFAULT_TUNING,
 ) -> list[list[EntityNeighbour]]:
     """Per (vector, type) query, the tenant's k nearest entities of that type, best first."""
-    rows = await nearest(
+    rows = await nearest_per_key(
         conn,
         source="entities",
         columns="t.id, t.name, t.type",
-        where="t.dataset = $3 AND t.project_id = $4 AND NOT (t.name = ANY($5::text[]))",
+        where="t.dataset = $2 AND t.project_id = $3 AND NOT (t.name = ANY($4::text[]))"
+        " AND t.type = $5",
         args=(dataset, project_id, list(exclude_names)),
-        vectors=[v for v, _ in queries],
-        tags=[t for _, t in queries],
-        tag_column="t.type",
+        queries=queries,
         k=k,
         tuning=tuning,
     )

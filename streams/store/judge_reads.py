@@ -2,22 +2,22 @@
 
 Every pair rule requires the same subject, and SQL only narrows the rows (same predicate,
 same object, or cosine >= band minimum); the rules themselves are applied in
-:mod:`streams.stages.judging`.
-
-A tenant with at most ``ScanTuning.exact_below`` live facts is read in one exact scan of
-its facts of those subjects. A bigger one is read in three parts, each served by an index,
-so the judge's cost does not grow with the tenant (bench/ scenario (c): the exact scan
-took ~400 ms at 100k live facts per tenant):
+:mod:`streams.stages.judging`. One query, three parts, each served by an index, so the
+judge's cost does not grow with the tenant (bench/ scenario (c): an exact scan of the
+subject took ~400 ms at 100k live facts per tenant):
 
 1. same subject and predicate (rule 1): ``facts_live_by_subject_predicate``;
 2. same subject and object, for candidates that carry a validUntil (rule 2; an agreeing
    object pairs with nothing else): ``facts_live_by_subject_lower_object``;
-3. the embedding band (rule 3): per subject, the ``BAND_NEIGHBOURS`` nearest live facts
-   with cosine >= band minimum, from :func:`streams.store.vector_search.nearest`: an exact
-   scan while the subject has at most ``ScanTuning.exact_below`` live facts, else HNSW
-   with the iterative scan (and an exact retry when it comes back short), so it never
-   under-returns. What it gives up on big subjects is HNSW's recall and band members
-   beyond the nearest ``BAND_NEIGHBOURS`` of a candidate.
+3. the embedding band (rule 3): per candidate, the ``SUBJECT_NEIGHBOURS`` nearest live
+   facts of its subject with cosine >= band minimum. Dedup already searched exactly
+   those (:func:`streams.store.live_facts.nearest_live_facts`) and hands over their ids
+   (``Candidate.band_neighbours``): they are read by primary key and checked live again.
+   A candidate without them (a record from before dedup sent them) is searched here, the
+   same way: an exact scan while the subject has at most ``ScanTuning.exact_below`` live
+   facts, else HNSW with the iterative scan (and an exact retry when it comes back
+   short), so it never under-returns. What it gives up on big subjects is HNSW's recall;
+   on any subject, band members beyond the nearest ``SUBJECT_NEIGHBOURS``.
 """
 
 from __future__ import annotations
@@ -26,38 +26,13 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from pgvector import Vector
-
 from streams.events import Candidate
 from streams.stages.judging import LiveFact
-from streams.store.vector_search import DEFAULT_TUNING, ScanTuning, nearest
-
-# Rewordings of one fact: more than this many live facts of one subject inside the band
-# of a single candidate is not a case worth reading the whole subject for.
-BAND_NEIGHBOURS = 20
+from streams.store.live_facts import BAND_SLACK, SUBJECT_NEIGHBOURS
+from streams.store.vector_search import DEFAULT_TUNING, ScanTuning, nearest_per_key
 
 _LIVE = "f.invalid_at IS NULL AND (f.valid_until IS NULL OR f.valid_until > $7)"
-_COUNT = (
-    "SELECT count(*) <= $3 FROM (SELECT 1 FROM facts f WHERE f.dataset = $1"
-    " AND f.project_id = $2 AND f.invalid_at IS NULL LIMIT $3 + 1) x"
-)
-_EXACT = f"""
-WITH c AS (
-    SELECT * FROM unnest($3::text[], $4::text[], $5::text[], $6::vector[])
-        AS c(subject, predicate, object, embedding)
-)
-SELECT DISTINCT ON (f.id) f.id, f.subject, f.predicate, f.object, f.valid_from,
-       f.valid_until, f.object_entity_id, f.embedding
-FROM c
-JOIN facts f ON f.dataset = $1 AND f.project_id = $2 AND f.subject = c.subject
-WHERE {_LIVE}
-  AND (f.predicate = c.predicate
-       OR lower(f.object) = lower(c.object)
-       OR (c.embedding IS NOT NULL AND f.embedding IS NOT NULL
-           AND 1 - (f.embedding <=> c.embedding) >= $8))
-ORDER BY f.id
-"""
-_SAME_PREDICATE_OR_OBJECT = f"""
+_CONFLICTING = f"""
 WITH c AS (
     SELECT * FROM unnest($3::text[], $4::text[], $5::text[], $6::boolean[])
         AS c(subject, predicate, object, ends)
@@ -69,14 +44,17 @@ WITH c AS (
     SELECT f.id FROM c JOIN facts f ON f.dataset = $1 AND f.project_id = $2
         AND f.subject = c.subject AND lower(f.object) = lower(c.object)
     WHERE c.ends AND {_LIVE}
+    UNION
+    SELECT f.id FROM facts f
+    WHERE f.id = ANY($8::bigint[]) AND f.dataset = $1 AND f.project_id = $2 AND {_LIVE}
 )
 SELECT f.id, f.subject, f.predicate, f.object, f.valid_from, f.valid_until,
        f.object_entity_id, f.embedding
 FROM facts f JOIN ids USING (id)
 """
 _BAND_WHERE = (
-    "t.dataset = $3 AND t.project_id = $4 AND t.subject = $5"
-    " AND t.invalid_at IS NULL AND (t.valid_until IS NULL OR t.valid_until > $6)"
+    "t.dataset = $2 AND t.project_id = $3 AND t.subject = $5"
+    " AND t.invalid_at IS NULL AND (t.valid_until IS NULL OR t.valid_until > $4)"
 )
 _BAND_COLUMNS = (
     "t.id, t.subject, t.predicate, t.object, t.valid_from, t.valid_until,"
@@ -116,19 +94,8 @@ async def live_facts_near(
             return await live_facts_near(
                 c, dataset, project_id, candidates, band_min=band_min, now=now, tuning=tuning
             )
-    # A hair below the band so float4 rounding never hides a pair at its edge.
-    band = band_min - 1e-6
-    if await conn.fetchval(_COUNT, dataset, project_id, tuning.exact_below):
-        rows = await conn.fetch(
-            _EXACT, dataset, project_id,
-            [c.fact.subject for c in candidates], [c.fact.predicate for c in candidates],
-            [c.fact.object for c in candidates],
-            [Vector(list(c.embedding)) if c.embedding else None for c in candidates],
-            now, band,
-        )  # fmt: skip
-        return [_live_fact(r, r["embedding"]) for r in rows]
     rows = await conn.fetch(
-        _SAME_PREDICATE_OR_OBJECT,
+        _CONFLICTING,
         dataset,
         project_id,
         [c.fact.subject for c in candidates],
@@ -136,20 +103,18 @@ async def live_facts_near(
         [c.fact.object for c in candidates],
         [c.fact.valid_until is not None for c in candidates],
         now,
+        sorted({i for c in candidates if c.embedding for i in c.band_neighbours or ()}),
     )
     found = {r["id"]: _live_fact(r, r["embedding"]) for r in rows}
-    by_subject: dict[str, list[list[float]]] = {}
-    for c in candidates:
-        if c.embedding:
-            by_subject.setdefault(c.fact.subject, []).append(list(c.embedding))
-    for subject, vectors in by_subject.items():
-        near = await nearest(
-            conn, source="facts", columns=_BAND_COLUMNS, where=_BAND_WHERE,
-            args=(dataset, project_id, subject, now), vectors=vectors,
-            k=BAND_NEIGHBOURS, tuning=tuning,
-        )  # fmt: skip
-        for per_vector in near:
-            for r in per_vector:
-                if r["similarity"] >= band and r["id"] not in found:
-                    found[r["id"]] = _live_fact(r, r["vec"])
+    searched = [c for c in candidates if c.embedding and c.band_neighbours is None]
+    near = await nearest_per_key(
+        conn, source="facts", columns=_BAND_COLUMNS, where=_BAND_WHERE,
+        args=(dataset, project_id, now),
+        queries=[(list(c.embedding), c.fact.subject) for c in searched],
+        k=SUBJECT_NEIGHBOURS, tuning=tuning,
+    )  # fmt: skip
+    for per_vector in near:
+        for r in per_vector:
+            if r["similarity"] >= band_min - BAND_SLACK and r["id"] not in found:
+                found[r["id"]] = _live_fact(r, r["vec"])
     return [found[i] for i in sorted(found)]

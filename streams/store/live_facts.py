@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from streams.store.vector_search import DEFAULT_TUNING, ScanTuning, nearest
+from streams.store.vector_search import DEFAULT_TUNING, ScanTuning, nearest_per_key
 
 # `t.invalid_at IS NULL` verbatim, so the planner can use the partial indexes on live rows.
 LIVE_SQL = "t.invalid_at IS NULL AND (t.valid_until IS NULL OR t.valid_until > now())"
@@ -22,6 +22,15 @@ _COLUMNS = (
 )
 
 Triple = tuple[str, str, str]
+
+# Live facts of one subject read per candidate, nearest first. Dedup reads them once for
+# its near-duplicate pass and hands those inside the contradiction band to the judge, so
+# the judge's band is the nearest this many: more rewordings of one fact than this inside
+# the band of a single candidate is not a case worth reading the whole subject for.
+SUBJECT_NEIGHBOURS = 20
+# A hair below the contradiction band's minimum when picking band members, so float4
+# rounding never hides a pair at its edge.
+BAND_SLACK = 1e-6
 
 
 @dataclass(frozen=True)
@@ -89,19 +98,20 @@ async def nearest_live_facts(
     conn: Any,
     dataset: str,
     project_id: str,
-    vectors: Sequence[Sequence[float]],
+    queries: Sequence[tuple[Sequence[float], str]],
     *,
-    k: int = 5,
+    k: int = SUBJECT_NEIGHBOURS,
     tuning: ScanTuning = DEFAULT_TUNING,
 ) -> list[list[LiveFact]]:
-    """Per query vector, the tenant's k nearest live facts, best first (never under-returns)."""
-    rows = await nearest(
+    """Per (vector, subject) query, the k nearest live facts of that subject, best first
+    (never under-returns)."""
+    rows = await nearest_per_key(
         conn,
         source="facts",
         columns=_COLUMNS,
-        where=f"t.dataset = $3 AND t.project_id = $4 AND {LIVE_SQL}",
+        where=f"t.dataset = $2 AND t.project_id = $3 AND t.subject = $4 AND {LIVE_SQL}",
         args=(dataset, project_id),
-        vectors=vectors,
+        queries=queries,
         k=k,
         tuning=tuning,
     )

@@ -80,6 +80,21 @@ async def test_a_paraphrase_of_a_live_fact_is_dropped(rd_pool: Any, tenant: Any)
     assert sentences(out.candidates) == [near_miss]  # 0.93 < 0.95: kept for the judge
     assert reasons(out.dropped) == [("near_duplicate", BIG)]
     assert f"#{live_id}" in out.dropped[0].detail and LARGE in out.dropped[0].detail
+    # ...with the live fact it sits in the contradiction band of, for the judge to read.
+    assert out.candidates[0].band_neighbours == [live_id]
+
+
+async def test_a_live_fact_of_another_subject_is_neither_a_duplicate_nor_in_the_band(
+    rd_pool: Any, tenant: Any
+) -> None:
+    hiking = hashed_vector("user likes hiking", DIM)
+    await insert_live_fact(
+        rd_pool, tenant.dataset, tenant.project_id, lit("user", "likes", "hiking"), hiking
+    )
+    emb = embedder({"sister likes hiking": vector_at_similarity(hiking, 0.99)})
+    out = await run(rd_pool, emb, resolved(tenant, "e1", [lit("sister", "likes", "hiking")]))
+    assert sentences(out.candidates) == ["sister likes hiking"] and out.dropped == []
+    assert out.candidates[0].band_neighbours == []
 
 
 async def test_an_ended_fact_is_a_closure_not_a_drop(rd_pool: Any, tenant: Any) -> None:

@@ -1,10 +1,10 @@
-"""The judge's read of live facts gives the same rows on both of its paths.
+"""The judge's read of live facts gives the same rows on each of its paths.
 
-A small tenant is read in one exact scan; a big one in three index-served parts (same
-predicate, same object for candidates with a validUntil, the embedding band by nearest
-neighbours). ``exact_below=0`` makes this small tenant take the big-tenant path, so the
-two can be compared on rows that exercise every rule, next to facts that must not come
-back (other subjects, below the band, ended, other tenants).
+Rules 1 and 2 are read by index; the embedding band comes from the ids dedup handed over
+or, for a candidate without them, from the judge's own search: exact while the subject is
+small, HNSW past ``exact_below`` (``exact_below=0`` forces it here). The rows exercise
+every rule, next to facts that must not come back (other subjects, below the band,
+ended, other tenants).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from streams.events import Candidate, Fact, FactKind
 from streams.model.scripted import hashed_vector, vector_at_similarity
 from streams.store.db import create_pool
 from streams.store.judge_reads import live_facts_near
+from streams.store.live_facts import nearest_live_facts
 from streams.store.vector_search import ScanTuning
 from tests.db_support import TEST_EMBEDDING_DIM, create_fresh_database
 
@@ -63,7 +64,7 @@ async def pool(database_url: str) -> AsyncIterator[Any]:
     await p.close()
 
 
-async def test_index_path_equals_exact_path(pool: Any) -> None:
+async def test_the_judges_own_search_reads_alike_exact_or_by_index(pool: Any) -> None:
     sold = _fact("user", "sold", "honda civic", until=NOW + timedelta(days=1))
     candidates = [
         Candidate(fact=_fact("user", "works at", "acme"), embedding=JOB),
@@ -84,3 +85,41 @@ async def test_index_path_equals_exact_path(pool: Any) -> None:
         ("user", "is employed by", "initech"),
     ]
     assert await read(0) == exact
+
+
+async def test_the_band_dedup_hands_over_reads_like_the_judges_own_search(pool: Any) -> None:
+    """Dedup's nearest live facts of the subject, inside the band, read by id: the same
+    rows as the judge's own search; ids no longer live or of another tenant are ignored."""
+    sold = _fact("user", "sold", "honda civic", until=NOW + timedelta(days=1))
+    async with pool.acquire() as conn:
+        near = await nearest_live_facts(
+            conn, "t", "p", [(JOB, "user"), (SOLD, "user")], tuning=ScanTuning(exact_below=0)
+        )
+    band = [[f.id for f in per if (f.similarity or 0) >= 0.80 - 1e-6] for per in near]
+    ended_and_foreign = [
+        r["id"] for r in await pool.fetch(
+            "SELECT id FROM facts WHERE object IN ('hooli', 'umbrella') ORDER BY object"
+        )
+    ]  # fmt: skip
+    assert len(ended_and_foreign) == 2
+    handed = [
+        Candidate(fact=_fact("user", "works at", "acme"), embedding=JOB,
+                  band_neighbours=band[0] + ended_and_foreign),
+        Candidate(fact=sold, embedding=SOLD, band_neighbours=band[1]),
+    ]  # fmt: skip
+    searched = [c.model_copy(update={"band_neighbours": None}) for c in handed]
+
+    async def read(candidates: list[Candidate]) -> list[tuple[str, str, str]]:
+        live = await live_facts_near(
+            pool, "t", "p", candidates, band_min=0.80, now=NOW,
+            tuning=ScanTuning(exact_below=0),
+        )  # fmt: skip
+        return [f.triple for f in live]
+
+    expected = [
+        ("user", "works at", "globex"),
+        ("user", "drives", "Honda Civic"),
+        ("user", "is employed by", "initech"),
+    ]
+    assert await read(searched) == expected
+    assert await read(handed) == expected

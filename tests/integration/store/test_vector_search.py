@@ -4,10 +4,11 @@ crowded with rows the query filters out.
 A big tenant has its own partial HNSW index (streams/store/tenant_indexes.py). It holds
 2,000 expired facts and 2,000 entities of another type, all closer to the query than any
 of the 8 rows a search may return, so a plain HNSW scan (ef_search 40, filter applied
-afterwards) finds none of them. The default search is exact (only 8 rows pass the
-filter); the tests also force the index path (exact_below=0, and enable_sort = off so the
-planner walks the HNSW graph rather than sorting a btree scan) to prove that path
-complete too, and show that a tenant's index serves no other tenant.
+afterwards) finds none of them; and 2 live facts of another subject, further away. The
+default search is exact (only 8 rows pass the filter); the tests also force the index
+path (exact_below=0, and enable_sort = off so the planner walks the HNSW graph rather
+than sorting a btree scan) to prove that path complete too, and show that a tenant's
+index serves no other tenant.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ CROWD = 2_000
 QUERY = hashed_vector("the query", DIM)
 # Target rows at similarity 0.50 .. 0.64; the crowd at 0.90 .. 0.99.
 TARGET_SIMS = [0.50 + 0.02 * i for i in range(8)]
+SISTER_SIMS = [0.48, 0.46]
 
 
 FACTS_INDEX = TenantIndex("facts", "target", "p").name
@@ -56,6 +58,10 @@ async def crowded(database_url: str) -> AsyncIterator[Any]:
                           None))  # fmt: skip
         entity_rows.append(("target", "p", f"mine {i}", "ORG", v))
         fact_rows.append(("other", "p", "user", "likes", f"theirs {i}", "literal", 0.9, "e", v,
+                          None))  # fmt: skip
+    for i, sim in enumerate(SISTER_SIMS):  # another subject, further than the user's rows
+        v = Vector(vector_at_similarity(QUERY, sim, seed=f"s{i}"))
+        fact_rows.append(("target", "p", "sister", "likes", f"hers {i}", "literal", 0.9, "e", v,
                           None))  # fmt: skip
     cols = ["dataset", "project_id", "subject", "predicate", "object", "kind", "confidence"]
     await pool.copy_records_to_table(
@@ -144,17 +150,22 @@ async def test_nearest_live_facts_returns_the_tenants_nearest_rows(
 ) -> None:
     async with crowded.acquire() as conn, conn.transaction():
         await _on_hnsw(conn)
-        found = await nearest_live_facts(conn, "target", "p", [QUERY, QUERY], k=5, tuning=tuning)
-    for per_query in found:
+        found = await nearest_live_facts(
+            conn, "target", "p", [(QUERY, "user"), (QUERY, "sister"), (QUERY, "user")],
+            k=5, tuning=tuning,
+        )  # fmt: skip
+    for per_query in (found[0], found[2]):
         assert [f.object for f in per_query] == EXPECTED_TOP5
         assert [round(f.similarity or 0, 3) for f in per_query] == [0.64, 0.62, 0.6, 0.58, 0.56]
+    # The sister's own two facts, not the user's nearer ones.
+    assert [(f.subject, f.object) for f in found[1]] == [("sister", "hers 0"), ("sister", "hers 1")]
 
 
 async def test_asking_for_more_than_the_tenant_has_returns_all_of_them(crowded: Any) -> None:
     async with crowded.acquire() as conn, conn.transaction():
         await _on_hnsw(conn)
         (found,) = await nearest_live_facts(
-            conn, "target", "p", [QUERY], k=50, tuning=ScanTuning(exact_below=0)
+            conn, "target", "p", [(QUERY, "user")], k=50, tuning=ScanTuning(exact_below=0)
         )
     assert sorted(f.object for f in found) == sorted(f"mine {i}" for i in range(8))
 

@@ -11,6 +11,7 @@ from streams.store.live_facts import LiveFact
 
 DIM = 16
 T = 0.95
+B = 0.80
 MAY = datetime(2026, 5, 1, tzinfo=UTC)
 
 
@@ -86,7 +87,7 @@ def test_in_batch_paraphrase_keeps_the_first() -> None:
         fact("user", "prefers", "big display"),
         fact("user", "likes", "tea"),
     ]
-    out = dl.near_pass(survivors, [large, big, other], [[], [], []], T)
+    out = dl.near_pass(survivors, [large, big, other], [[], [], []], T, B)
     assert [c.fact.object for c in out.candidates] == ["large screen", "tea"]
     assert out.candidates[0].embedding == large
     assert [(d.reason, d.object) for d in out.dropped] == [("near_duplicate", "big display")]
@@ -100,7 +101,7 @@ def test_near_duplicate_of_a_live_fact_dropped_below_threshold_kept() -> None:
         [live(3, "user", "wants", "large screen", sim=0.96)],
         [live(5, "user", "owns", "a bicycle", sim=0.94)],
     ]
-    out = dl.near_pass(survivors, [vec, hashed_vector("y", DIM)], neighbours, T)
+    out = dl.near_pass(survivors, [vec, hashed_vector("y", DIM)], neighbours, T, B)
     assert [c.fact.object for c in out.candidates] == ["a bike"]
     assert [d.reason for d in out.dropped] == ["near_duplicate"]
     assert "#3" in out.dropped[0].detail and "0.96" in out.dropped[0].detail
@@ -109,11 +110,11 @@ def test_near_duplicate_of_a_live_fact_dropped_below_threshold_kept() -> None:
 def test_a_fact_that_ends_is_not_a_near_duplicate_of_the_open_fact() -> None:
     survivors = [fact("user", "drove", "honda civic", until=MAY)]
     neighbours = [[live(3, "user", "drives", "honda civic", sim=0.97)]]
-    out = dl.near_pass(survivors, [hashed_vector("x", DIM)], neighbours, T)
+    out = dl.near_pass(survivors, [hashed_vector("x", DIM)], neighbours, T, B)
     assert [c.fact.predicate for c in out.candidates] == ["drove"]
     # ...but the same ended fact, already stored with that end, is a duplicate.
     neighbours = [[live(3, "user", "used to drive", "honda civic", until=MAY, sim=0.97)]]
-    out = dl.near_pass(survivors, [hashed_vector("x", DIM)], neighbours, T)
+    out = dl.near_pass(survivors, [hashed_vector("x", DIM)], neighbours, T, B)
     assert out.candidates == [] and [d.reason for d in out.dropped] == ["near_duplicate"]
 
 
@@ -125,9 +126,38 @@ def test_same_subject_and_predicate_with_another_object_goes_to_the_judge() -> N
             live(4, "user", "has a car budget of", "25000 dollars", sim=0.96),
         ]
     ]
-    out = dl.near_pass(survivors, [hashed_vector("x", DIM)], neighbours, T)
+    out = dl.near_pass(survivors, [hashed_vector("x", DIM)], neighbours, T, B)
     # The nearest is a change of value (the judge's pair); the next is a true paraphrase.
     assert out.candidates == []
     assert "#4" in out.dropped[0].detail
-    out = dl.near_pass(survivors, [hashed_vector("x", DIM)], [neighbours[0][:1]], T)
+    out = dl.near_pass(survivors, [hashed_vector("x", DIM)], [neighbours[0][:1]], T, B)
     assert [c.fact.object for c in out.candidates] == ["25000"]
+
+
+def test_a_fact_of_another_subject_is_never_a_near_duplicate() -> None:
+    hiking = hashed_vector("user likes hiking", DIM)
+    survivors = [fact("sister", "likes", "hiking"), fact("user", "enjoys", "hiking")]
+    neighbours = [[live(3, "user", "likes", "hiking", sim=0.99)], []]
+    out = dl.near_pass(survivors, [vector_at_similarity(hiking, 0.99), hiking], neighbours, T, B)
+    # Rule 3: a fact about the user's sister is not a rewording of one about the user,
+    # neither against a live fact nor against an earlier candidate of the batch.
+    assert [c.fact.triple for c in out.candidates] == [
+        ("sister", "likes", "hiking"),
+        ("user", "enjoys", "hiking"),
+    ]
+    assert out.dropped == []
+
+
+def test_a_kept_candidate_carries_its_live_neighbours_inside_the_band() -> None:
+    survivors = [fact("user", "is employed by", "acme"), fact("user", "likes", "tea")]
+    neighbours = [
+        [
+            live(7, "user", "works at", "globex", sim=0.91),
+            live(2, "user", "works from", "chennai", sim=0.80),
+            live(9, "user", "likes", "cricket", sim=0.79),
+        ],
+        [],
+    ]
+    out = dl.near_pass(survivors, [hashed_vector("x", DIM), hashed_vector("y", DIM)],
+                       neighbours, T, B)  # fmt: skip
+    assert [c.band_neighbours for c in out.candidates] == [[7, 2], []]
