@@ -15,7 +15,8 @@ in offset order, ``send_offsets_to_transaction(next offsets, group metadata)`` (
 the broker rejects a stale group generation, which fences zombies), commit. Sink mode
 produces the held outputs (dead letters, and what the handler returned as ``Routed``)
 with a plain idempotent producer, flushes, then commits offsets: at-least-once, after the
-handler's own database commit and before the offset commit.
+handler's own database commit and before the offset commit. Those two, and replacing the
+producer after an outage, live in ``kafka_commit.py``.
 """
 
 from __future__ import annotations
@@ -25,11 +26,17 @@ import itertools
 import logging
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol
 
 from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
 
 from streams.runtime.config import WorkerConfig, consumer_conf, producer_conf
+from streams.runtime.kafka_commit import (
+    TXN_TIMEOUT_S,
+    CommitFailed,
+    FatalKafkaError,
+    ProducerSide,
+)
 from streams.runtime.kafka_stats import export_lag
 from streams.runtime.metrics import WorkerMetrics
 from streams.runtime.records import TP, OutRecord, PartitionPlan, Record
@@ -37,16 +44,7 @@ from streams.runtime.watchdog import Watchdog, exit_hung
 
 log = logging.getLogger("streams.runtime.kafka")
 rdkafka_log = logging.getLogger("librdkafka")
-T = TypeVar("T")
-_TIMEOUT = 30.0
-
-
-class FatalKafkaError(RuntimeError):
-    """The client cannot go on (fenced producer, fatal consumer error): exit and restart."""
-
-
-class CommitFailed(RuntimeError):
-    """A commit did not happen (aborted); the held work stays and is tried again."""
+__all__ = ["CommitFailed", "FatalKafkaError", "KafkaIO", "RebalanceHooks"]
 
 
 class RebalanceHooks(Protocol):
@@ -67,18 +65,24 @@ def _to_record(m: Any) -> Record:
     )
 
 
-class KafkaIO:
+class KafkaIO(ProducerSide):
     def __init__(
-        self, cfg: WorkerConfig, *, transactional: bool, hooks: RebalanceHooks,
-        metrics: WorkerMetrics, on_hung: Callable[[str, float], None] = exit_hung,
+        self,
+        cfg: WorkerConfig,
+        *,
+        transactional: bool,
+        hooks: RebalanceHooks,
+        metrics: WorkerMetrics,
+        on_hung: Callable[[str, float], None] = exit_hung,
     ) -> None:
         self.cfg = cfg
         self.transactional = transactional
         self._hooks = hooks
         self._metrics = metrics
         # Each transactional call is timed: one stuck in librdkafka ends the process.
-        self.watchdog = Watchdog(cfg.kafka_txn_watchdog_s, on_hung,
-                                 name=f"kafka-watchdog-{cfg.stage}")
+        self.watchdog = Watchdog(
+            cfg.kafka_txn_watchdog_s, on_hung, name=f"kafka-watchdog-{cfg.stage}"
+        )
         self.executor = ThreadPoolExecutor(1, thread_name_prefix=f"kafka-{cfg.stage}")
         self._live: dict[TP, int] = {}
         self._committed: dict[TP, int] = {}
@@ -86,7 +90,6 @@ class KafkaIO:
         self._epochs = itertools.count(1)
         self.consumer = Consumer(self._consumer_conf())
         self.producer = Producer(self._producer_conf())
-        # "ok", "suspect" or "down", from the error callback: _fresh_producer_after_outage.
         self._cluster = "ok"
 
     def _consumer_conf(self) -> dict[str, Any]:
@@ -104,9 +107,11 @@ class KafkaIO:
     # --- everything below runs on the Kafka thread ---------------------------------
     def start(self, topics: Sequence[str]) -> None:
         if self.transactional:
-            self._retrying(self.producer.init_transactions, _TIMEOUT)
+            self._retrying(self.producer.init_transactions, TXN_TIMEOUT_S)
         self.consumer.subscribe(
-            list(topics), on_assign=self._on_assign, on_revoke=self._on_revoke,
+            list(topics),
+            on_assign=self._on_assign,
+            on_revoke=self._on_revoke,
             on_lost=self._on_lost,
         )
 
@@ -133,8 +138,11 @@ class KafkaIO:
 
     def _apply_pause(self, pause: bool) -> None:
         if pause:
-            new = [tp for tp in self.consumer.assignment()
-                   if (tp.topic, tp.partition) not in self._paused]
+            new = [
+                tp
+                for tp in self.consumer.assignment()
+                if (tp.topic, tp.partition) not in self._paused
+            ]
             if new:
                 self.consumer.pause(new)
                 self._paused.update((tp.topic, tp.partition) for tp in new)
@@ -169,105 +177,6 @@ class KafkaIO:
         self._committed.update(offsets)
         self._metrics.commit("ok")
         return offsets
-
-    def _commit_transaction(self, outs: list[OutRecord], offsets: dict[TP, int]) -> None:
-        self._fresh_producer_after_outage()
-        p = self.producer
-        try:
-            self._retrying(p.begin_transaction)
-            for o in outs:
-                self._produce(o, None)
-            tps = [TopicPartition(t, part, off) for (t, part), off in offsets.items()]
-            meta = self.consumer.consumer_group_metadata()
-            self._retrying(p.send_offsets_to_transaction, tps, meta, _TIMEOUT)
-            self._retrying(p.commit_transaction, _TIMEOUT)
-        except (KafkaException, BufferError) as exc:
-            self._metrics.commit("aborted")
-            try:
-                with self.watchdog.watch("abort_transaction"):
-                    p.abort_transaction(_TIMEOUT)
-            except KafkaException as abort_exc:
-                raise FatalKafkaError(f"abort failed: {abort_exc}") from exc
-            raise CommitFailed(f"transaction aborted: {exc}") from exc
-
-    def _fresh_producer_after_outage(self) -> None:
-        """After the cluster was unreachable, start the next transaction on a new producer.
-
-        Every chaos drill's broker restart left some workers hung in
-        ``send_offsets_to_transaction`` (confluentinc/librdkafka#5456: the call ignores its
-        timeout; #5511: it waits on a group coordinator the client dropped, and is never
-        woken). The state is inside the old client, so a new one (same transactional.id;
-        init_transactions between transactions fences nobody but ourselves) starts clean.
-        The cluster is "down" when the client says every broker is, or when a lost
-        connection ("suspect") is followed by a metadata probe that fails; while it is, no
-        transaction starts: the commit fails and is retried, its work kept. A lost
-        connection the cluster answers for at once (an idle disconnect) changes nothing."""
-        if self._cluster == "ok":
-            return
-        try:
-            self.producer.list_topics(timeout=2)
-        except KafkaException as exc:
-            self._cluster = "down"
-            raise CommitFailed(f"cluster unreachable: {exc}") from exc
-        if self._cluster == "suspect":
-            self._cluster = "ok"
-            return
-        with self.watchdog.watch("replace_producer"):
-            old, self.producer = self.producer, Producer(self._producer_conf())
-            del old  # destroyed here: it holds no transaction
-        self._retrying(self.producer.init_transactions, _TIMEOUT)
-        self._cluster = "ok"
-        log.warning("new transactional producer after the cluster was unreachable",
-                    extra={"stage": self.cfg.stage})
-
-    def _commit_plain(self, outs: list[OutRecord], offsets: dict[TP, int]) -> None:
-        errors: list[str] = []
-
-        def delivered(err: KafkaError | None, _msg: Any) -> None:
-            if err is not None:
-                errors.append(str(err))
-
-        for o in outs:
-            self._produce(o, delivered)
-        if outs and (self.producer.flush(_TIMEOUT) > 0 or errors):
-            self._metrics.commit("failed")
-            raise CommitFailed(f"outputs not delivered: {errors[:3]}")
-        tps = [TopicPartition(t, part, off) for (t, part), off in offsets.items()]
-        try:
-            result = self.consumer.commit(offsets=tps, asynchronous=False) or []
-        except KafkaException as exc:
-            self._metrics.commit("failed")
-            raise CommitFailed(f"offset commit failed: {exc}") from exc
-        bad = [tp for tp in result if tp.error is not None]
-        if bad:
-            self._metrics.commit("failed")
-            raise CommitFailed(f"offset commit failed: {bad[0].error}")
-
-    def _produce(self, o: OutRecord, cb: Callable[[KafkaError | None, Any], None] | None) -> None:
-        while True:
-            try:
-                self.producer.produce(
-                    o.topic, value=o.value, key=o.key, headers=list(o.headers) or None,
-                    on_delivery=cb,
-                )
-                return
-            except BufferError:
-                self.producer.poll(0.05)
-
-    def _retrying(self, fn: Callable[..., T], *args: Any) -> T:
-        """A transactional call, watched, retried on a retriable error (3 tries)."""
-        for attempt in range(3):
-            try:
-                with self.watchdog.watch(getattr(fn, "__name__", "transactional call")):
-                    return fn(*args)
-            except KafkaException as exc:
-                err = exc.args[0]
-                if isinstance(err, KafkaError) and err.fatal():
-                    raise FatalKafkaError(f"producer: {err}") from exc
-                retriable = isinstance(err, KafkaError) and err.retriable()
-                if not retriable or err.txn_requires_abort() or attempt == 2:
-                    raise
-        raise AssertionError("unreachable")
 
     def close(self) -> None:
         try:

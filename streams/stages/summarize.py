@@ -72,7 +72,15 @@ class SummarizeStage:
             log.info(
                 "summarize: episode %s of %s: summary kept, re-embedding", key[2], event.tenant
             )
-        vector, error = await self._embed(scope, models, summary, calls)
+        try:
+            vector, error = await self._embed(scope, models, summary, calls)
+        except Exception:
+            # Not a model failure: a transient error from a provider of the user's own
+            # (retried by the runtime) or a bug. Keep the fresh summary and its call, so
+            # the retry only re-embeds instead of asking for the summary again.
+            if kept is None:
+                await self._keep_summary(scope, calls, summary)
+            raise
         # A new summary is saved even when its embedding failed, so a retry only re-embeds.
         await self._store(scope, calls, summary=None if kept else summary, vector=vector,
                           error=error)  # fmt: skip
@@ -110,6 +118,14 @@ class SummarizeStage:
             shape = f"{len(vectors)} vectors of {[len(v) for v in vectors][:3]}"
             return None, f"embedding failed: expected 1 vector of {dim}, got {shape}"
         return vectors[0], ""
+
+    async def _keep_summary(
+        self, scope: CallScope, calls: Sequence[CallRecord], summary: str
+    ) -> None:
+        async with self.deps.pool.acquire() as conn, conn.transaction():
+            await record_calls(conn, scope, STAGE, calls)
+            await episodes.save_summary(conn, scope.dataset, scope.project_id,
+                                        scope.episode_id, summary)  # fmt: skip
 
     async def _store(
         self,

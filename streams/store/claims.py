@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from streams.events import EpisodeCompleted
-from streams.store.episodes import _KEY, _ROW, episode_from_row
+from streams.store.episodes import EPISODE_COLUMNS, EPISODE_KEY, episode_from_row
 
 
 async def claimed_episode(
@@ -21,7 +21,7 @@ async def claimed_episode(
 ) -> EpisodeCompleted | None:
     """The episode while ``claim_token`` still holds its claim (``processing``), else None."""
     row = await conn.fetchrow(
-        f"SELECT {_ROW} FROM episodes WHERE {_KEY}"
+        f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE {EPISODE_KEY}"
         " AND semantic_status = 'processing' AND claim_token = $4",
         dataset, project_id, episode_id, claim_token,
     )  # fmt: skip
@@ -37,7 +37,7 @@ async def release_dead_lettered(
     done = await conn.fetchval(
         "UPDATE episodes SET semantic_status = 'failed',"
         " semantic_retry_count = semantic_retry_count + 1, semantic_last_error = $5,"
-        f" claimed_at = NULL, updated_at = now() WHERE {_KEY}"
+        f" claimed_at = NULL, updated_at = now() WHERE {EPISODE_KEY}"
         " AND semantic_status = 'processing' AND claim_token = $4 RETURNING true",
         dataset, project_id, episode_id, claim_token, error[:2000],
     )  # fmt: skip
@@ -50,9 +50,9 @@ async def claim_of_record(
     """The claim this worker took while handling ``record`` and still holds, with its
     token: what extraction releases when its own output is dead-lettered."""
     row = await conn.fetchrow(
-        f"SELECT {_ROW}, claim_token FROM episodes WHERE dataset = $1 AND project_id = $2"
-        " AND semantic_status = 'processing' AND claimed_by = $3 AND claim_record = $4"
-        " AND claim_token IS NOT NULL",
+        f"SELECT {EPISODE_COLUMNS}, claim_token FROM episodes WHERE dataset = $1"
+        " AND project_id = $2 AND semantic_status = 'processing' AND claimed_by = $3"
+        " AND claim_record = $4 AND claim_token IS NOT NULL",
         dataset, project_id, worker_id, record,
     )  # fmt: skip
     return None if row is None else (episode_from_row(row), str(row["claim_token"]))

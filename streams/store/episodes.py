@@ -29,7 +29,8 @@ log = logging.getLogger(__name__)
 
 # pg_advisory_xact_lock(int4, int4) keys live apart from the writer's one-bigint keys.
 GATE_LOCK_CLASS = 0x67617465  # "gate"
-_KEY = "dataset = $1 AND project_id = $2 AND episode_id = $3"
+# One episode: its key in WHERE ($1-$3), and the columns episode_from_row reads.
+EPISODE_KEY = "dataset = $1 AND project_id = $2 AND episode_id = $3"
 _SUMMARY_STATE = "status, summary, summary_embedding IS NOT NULL AS has_embedding, retry_count"
 
 
@@ -75,11 +76,11 @@ _NEXT_TO_START = (
     f" AND (semantic_status = 'queued' OR {_STALE}) AND NOT {_FRESH_IN_FLIGHT}"
     " ORDER BY arrival_seq LIMIT 1"
 )
-_ROW = (
+EPISODE_COLUMNS = (
     "episode_id, dataset, project_id, session_id, event_id, from_seq, to_seq, transcript,"
     " completed_at"
 )
-_E_ROW = ", ".join(f"e.{c.strip()}" for c in _ROW.split(","))
+_E_COLUMNS = ", ".join(f"e.{c.strip()}" for c in EPISODE_COLUMNS.split(","))
 
 
 async def enqueue_episode(
@@ -152,7 +153,7 @@ async def claim_next(
                 "UPDATE episodes e SET claimed_at = now(), updated_at = now(),"
                 " claim_token = $5"
                 " WHERE dataset = $1 AND project_id = $2 AND semantic_status = 'processing'"
-                f" AND claimed_by = $3 AND claim_record = $4 RETURNING {_E_ROW}",
+                f" AND claimed_by = $3 AND claim_record = $4 RETURNING {_E_COLUMNS}",
                 dataset, project_id, worker_id, record, token,
             )  # fmt: skip
         if row is None:
@@ -168,7 +169,7 @@ async def claim_next(
                 " AND e.episode_id = nxt.episode_id AND (e.semantic_status = 'queued'"
                 "   OR (e.semantic_status = 'processing' AND (e.claimed_at IS NULL"
                 "     OR e.claimed_at < now() - make_interval(secs => $3::float8))))"
-                f" RETURNING {_E_ROW}",
+                f" RETURNING {_E_COLUMNS}",
                 dataset, project_id, claim_timeout_s, worker_id, record, token,
             )  # fmt: skip
     return None if row is None else episode_from_row(row)
@@ -181,7 +182,7 @@ async def next_to_release(
     when nothing holds a fresh claim, else None. Read-only; publishing it is a wake-up
     (claim_next does the claiming), so a duplicate wake-up is harmless."""
     row = await conn.fetchrow(
-        f"SELECT {_ROW} FROM episodes WHERE dataset = $1 AND project_id = $2"
+        f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE dataset = $1 AND project_id = $2"
         f" AND episode_id = ({_OLDEST_QUEUED})",
         dataset, project_id, claim_timeout_s,
     )  # fmt: skip
@@ -210,7 +211,7 @@ async def mark_semantic_skipped(
 ) -> None:
     await conn.execute(
         "UPDATE episodes SET semantic_status = 'skipped', semantic_last_error = $4,"
-        f" claimed_at = NULL, updated_at = now() WHERE {_KEY}",
+        f" claimed_at = NULL, updated_at = now() WHERE {EPISODE_KEY}",
         dataset, project_id, episode_id, reason,
     )  # fmt: skip
 
@@ -223,7 +224,7 @@ async def mark_semantic_failed(
     done = await conn.fetchval(
         "UPDATE episodes SET semantic_status = 'failed',"
         " semantic_retry_count = semantic_retry_count + 1, semantic_last_error = $6,"
-        f" claimed_at = NULL, updated_at = now() WHERE {_KEY}"
+        f" claimed_at = NULL, updated_at = now() WHERE {EPISODE_KEY}"
         " AND semantic_status = 'processing' AND claimed_by = $4 AND claim_event_id = $5"
         " RETURNING true",
         event.dataset, event.project_id, event.episode_id, worker_id, event.event_id,
@@ -238,7 +239,7 @@ async def release_claim(conn: Any, event: EpisodeCompleted, worker_id: str) -> b
     mid-extraction lets the next claim_next of the tenant take it at once."""
     released = await conn.fetchval(
         "UPDATE episodes SET semantic_status = 'queued', claimed_at = NULL,"
-        f" updated_at = now() WHERE {_KEY}"
+        f" updated_at = now() WHERE {EPISODE_KEY}"
         " AND semantic_status = 'processing' AND claimed_by = $4 AND claim_event_id = $5"
         " RETURNING true",
         event.dataset, event.project_id, event.episode_id, worker_id, event.event_id,
@@ -259,7 +260,7 @@ async def mark_semantic_done(
     was redriven and written ends ``done``."""
     await conn.execute(
         "UPDATE episodes SET semantic_status = 'done', semantic_last_error = NULL,"
-        f" claimed_at = NULL, updated_at = now() WHERE {_KEY}"
+        f" claimed_at = NULL, updated_at = now() WHERE {EPISODE_KEY}"
         " AND ($4::text IS NULL OR claim_token IS NULL OR claim_token = $4)",
         dataset, project_id, episode_id, claim_token,
     )  # fmt: skip
@@ -280,7 +281,7 @@ async def summary_state(
     conn: Any, dataset: str, project_id: str, episode_id: str
 ) -> SummaryState | None:
     row = await conn.fetchrow(
-        f"SELECT {_SUMMARY_STATE} FROM episodes WHERE {_KEY}",
+        f"SELECT {_SUMMARY_STATE} FROM episodes WHERE {EPISODE_KEY}",
         dataset, project_id, episode_id,
     )  # fmt: skip
     return None if row is None else SummaryState(**dict(row))
@@ -292,7 +293,7 @@ async def save_summary(
     """Keep the summary (status unchanged) so a failed embedding only re-embeds."""
     await conn.execute(
         "UPDATE episodes SET summary = $4, summary_embedding = NULL, updated_at = now()"
-        f" WHERE {_KEY}",
+        f" WHERE {EPISODE_KEY}",
         dataset, project_id, episode_id, summary,
     )  # fmt: skip
 
@@ -305,7 +306,7 @@ async def save_summary_embedding(
     and the status is done."""
     await conn.execute(
         "UPDATE episodes SET summary_embedding = $4, summary = COALESCE($5, summary),"
-        f" status = 'done', last_error = NULL, updated_at = now() WHERE {_KEY}",
+        f" status = 'done', last_error = NULL, updated_at = now() WHERE {EPISODE_KEY}",
         dataset, project_id, episode_id, embedding, summary,
     )  # fmt: skip
 
@@ -315,7 +316,7 @@ async def mark_summary_failed(
 ) -> None:
     await conn.execute(
         "UPDATE episodes SET status = 'failed', retry_count = retry_count + 1,"
-        f" last_error = $4, updated_at = now() WHERE {_KEY}",
+        f" last_error = $4, updated_at = now() WHERE {EPISODE_KEY}",
         dataset, project_id, episode_id, error[:2000],
     )  # fmt: skip
 
@@ -325,6 +326,6 @@ async def mark_summary_skipped(
 ) -> None:
     await conn.execute(
         f"UPDATE episodes SET status = 'skipped', last_error = $4, updated_at = now()"
-        f" WHERE {_KEY}",
+        f" WHERE {EPISODE_KEY}",
         dataset, project_id, episode_id, reason,
     )  # fmt: skip

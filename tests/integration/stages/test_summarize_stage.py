@@ -148,6 +148,42 @@ async def test_embedding_failure_saves_the_summary_and_the_retry_only_reembeds(
     ]
 
 
+class _ProviderOutage(ConnectionError):
+    """What a provider of the user's own may raise instead of a ModelError."""
+
+
+async def test_a_transient_embedding_error_keeps_the_fresh_summary_for_the_retry(
+    es_pool: Any,
+) -> None:
+    failures: list[Exception] = [_ProviderOutage("embedding endpoint reset the connection")]
+
+    def fail_once(_: EmbedInput) -> Exception | None:
+        return failures.pop() if failures else None
+
+    deps = make_deps(es_pool, summarize=lambda _: SummaryOutput(summary=SUMMARY))
+    raw_embed = deps.models.embedder.embed
+
+    async def unwrapped(request: EmbedInput) -> Any:
+        # The scripted embedder wraps its failures in ModelCallFailed; a provider of the
+        # user's own may let a connection error through, which the runtime retries.
+        if (error := fail_once(request)) is not None:
+            raise error
+        return await raw_embed(request)
+
+    deps.models.embedder.embed = unwrapped  # type: ignore[method-assign]
+    ev = episode(new_tenant())
+    with pytest.raises(_ProviderOutage):
+        await create_stage(deps).handle(ev, CTX)
+    row = await episode_row(es_pool, ev)
+    assert row["summary"] == SUMMARY and row["summary_embedding"] is None
+    assert await calls(es_pool, ev) == [("summarize", "summarize", False)]
+
+    await create_stage(deps).handle(ev, CTX)  # the runtime's retry of the same record
+    row = await episode_row(es_pool, ev)
+    assert (row["status"], row["summary"]) == ("done", SUMMARY)
+    assert len(deps.models.summarizer.requests) == 1  # the summary was not asked again
+
+
 async def test_a_vector_of_the_wrong_size_is_an_embedding_failure(es_pool: Any) -> None:
     deps = make_deps(es_pool)
     deps.models.embedder.dim = TEST_EMBEDDING_DIM + 1
