@@ -218,6 +218,14 @@ class Candidate(EventModel):
 
     fact: Fact
     embedding: list[float]
+
+
+class DedupedCandidate(Candidate):
+    """A candidate as dedup hands it to the judge: with the live facts it read near it.
+
+    The writer's inserts are plain Candidates (serialised by their declared type), so
+    what dedup adds for the judge never reaches the writer."""
+
     band_neighbours: list[int] | None = Field(
         default=None,
         description=(
@@ -241,9 +249,17 @@ class Closure(EventModel):
 class FactsDeduped(StageOutput):
     """memory.facts.deduped: survivors with embeddings, plus closures."""
 
-    candidates: list[Candidate]
+    candidates: list[DedupedCandidate]
     closures: list[Closure] = Field(default_factory=list)
     dropped: list[Dropped] = Field(default_factory=list)
+    live_facts_as_of: datetime | None = Field(
+        default=None,
+        description=(
+            "created_at of the tenant's newest live fact when dedup read the candidates'"
+            " neighbours. If the judge finds another, facts were written in between (a"
+            " redriven or replayed record) and it searches the band itself."
+        ),
+    )
 
 
 class Verdict(StrEnum):

@@ -29,7 +29,7 @@ from typing import Any
 from streams.errors import is_transient
 from streams.events import EpisodeCompleted
 from streams.settings import Settings
-from streams.store.episodes import episode_from_row
+from streams.store.episodes import EPISODE_COLUMNS, episode_from_row
 from streams.store.tenant_indexes import build_missing
 
 log = logging.getLogger(__name__)
@@ -38,10 +38,8 @@ SWEEPER_LOCK_KEY = 0x73776565  # "swee"
 
 Publish = Callable[[Sequence[EpisodeCompleted]], None]
 
-_ROW = (
-    "episode_id, dataset, project_id, session_id, event_id, from_seq, to_seq, transcript,"
-    " completed_at, status, semantic_status, retry_count, semantic_retry_count"
-)
+# What episode_from_row reads, plus what the sweep reports on.
+_ROW = f"{EPISODE_COLUMNS}, status, semantic_status, retry_count, semantic_retry_count"
 
 
 @dataclass

@@ -47,7 +47,7 @@ class WorkerConfig:
     metrics_port: int = 0
     transaction_timeout_ms: int = 10_000
     # Deadline of ONE transactional call (init/begin/send_offsets/commit/abort) before the
-    # worker exits (watchdog.py, librdkafka#5456); 0 = off. kafka_io gives each call a
+    # worker exits (watchdog.py, librdkafka#5456); 0 = off. kafka_commit gives each call a
     # 30 s timeout (transaction_timeout_ms, 10 s, bounds only how long the broker keeps a
     # transaction open), so an honest call returns by ~30 s even at load 10 on 2 cores;
     # twice that is a hang (the chaos drill's hangs were all in send_offsets, for good),

@@ -3,10 +3,11 @@
 Reads the tenant's live facts (exact triples, then, per survivor, the nearest of its
 subject by embedding) and embeds the exact-pass survivors in one batch. Those nearest
 facts inside the contradiction band travel with each candidate, so the judge reads them
-by id instead of searching the same index again (the tenant's gate keeps its live facts
-unchanged in between). Every drop travels in the output event for the writer
-to store, and an episode with no candidates still emits its (empty) event so the writer
-can mark the episode done.
+by id instead of searching the same index again. The tenant's gate keeps its live facts
+unchanged in between; when something else wrote meanwhile (a redriven or replayed
+record), the watermark read before the search (``live_facts_as_of``) tells the judge.
+Every drop travels in the output event for the writer to store, and an episode with no
+candidates still emits its (empty) event so the writer can mark the episode done.
 """
 
 from __future__ import annotations
@@ -23,7 +24,12 @@ from streams.settings import Settings
 from streams.stages import dedup_logic
 from streams.stages.embed_batch import derived_event_id, embed_batch, scope_of
 from streams.stages.release import ReleasesClaimOnDeadLetter
-from streams.store.live_facts import LiveFact, find_live_by_triples, nearest_live_facts
+from streams.store.live_facts import (
+    LiveFact,
+    find_live_by_triples,
+    nearest_live_facts,
+    newest_live_fact_at,
+)
 from streams.store.vector_search import DEFAULT_TUNING, ScanTuning
 
 STAGE = "dedup"
@@ -60,8 +66,11 @@ class DedupStage(ReleasesClaimOnDeadLetter):
             [f.sentence() for f in exact.survivors],
         )
         neighbours: list[list[LiveFact]] = []
+        as_of = None
         if vectors:
             async with self.pool.acquire() as conn:
+                # Read before the search: a write in between makes the judge search again.
+                as_of = await newest_live_fact_at(conn, ds, proj)
                 # Several per survivor: the nearest may be barred (validity, same
                 # predicate with another object) while the next is a true duplicate;
                 # and the judge takes the ones in its band from here.
@@ -85,6 +94,7 @@ class DedupStage(ReleasesClaimOnDeadLetter):
                 candidates=near.candidates,
                 closures=exact.closures,
                 dropped=[*event.dropped, *exact.dropped, *near.dropped],
+                live_facts_as_of=as_of,
             )
         ]
 

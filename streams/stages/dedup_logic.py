@@ -8,8 +8,8 @@ Near-duplicate pass: a survivor whose embedding reaches the threshold against a 
 fact or an earlier survivor of the same subject is dropped. Three exceptions keep
 knowledge from vanishing:
 - the subject must agree: "sister likes hiking" is not a rewording of "user likes
-  hiking", however close the two embed (rule 3: a fact about the user and a fact about
-  their thing stay separate);
+  hiking", however close the two embed (extraction rule 3: a fact about the user and a
+  fact about their thing stay separate);
 - validity must agree: a fact that ends (valid_until) says something the open-ended fact
   it paraphrases does not ("drove honda civic" until May vs "drives honda civic"), so it
   goes on to the judge, which pairs it with the fact it ends;
@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from streams.events import Candidate, Closure, Dropped, DropStage, Fact
+from streams.events import Closure, DedupedCandidate, Dropped, DropStage, Fact
 from streams.stages.resolution import cosine
 from streams.store.live_facts import BAND_SLACK, LiveFact, Triple
 
@@ -106,16 +106,12 @@ def near_duplicate_allowed(candidate: Fact, other: Fact | LiveFact) -> bool:
         return False
     if not same_validity(candidate.valid_until, other.valid_until):
         return False
-    return not (
-        candidate.subject == other.subject
-        and candidate.predicate == other.predicate
-        and candidate.object != other.object
-    )
+    return not (candidate.predicate == other.predicate and candidate.object != other.object)
 
 
 @dataclass
 class NearResult:
-    candidates: list[Candidate] = field(default_factory=list)
+    candidates: list[DedupedCandidate] = field(default_factory=list)
     dropped: list[Dropped] = field(default_factory=list)
 
 
@@ -164,5 +160,5 @@ def near_pass(
             out.dropped.append(drop(fact, NEAR, detail))
             continue
         band = [n.id for n in neighbours if (n.similarity or 0.0) >= band_min - BAND_SLACK]
-        out.candidates.append(Candidate(fact=fact, embedding=vec, band_neighbours=band))
+        out.candidates.append(DedupedCandidate(fact=fact, embedding=vec, band_neighbours=band))
     return out

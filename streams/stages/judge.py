@@ -55,6 +55,7 @@ class JudgeStage(ReleasesClaimOnDeadLetter):
             event.candidates,
             band_min=s.contradiction_band_min,
             now=now,
+            live_facts_as_of=event.live_facts_as_of,
         )
         pairs = find_pairs(
             event.candidates,

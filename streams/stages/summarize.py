@@ -77,8 +77,9 @@ class SummarizeStage:
         except Exception:
             # Not a model failure: a transient error from a provider of the user's own
             # (retried by the runtime) or a bug. Keep the fresh summary and its call, so
-            # the retry only re-embeds instead of asking for the summary again.
-            if kept is None:
+            # the retry only re-embeds instead of asking for the summary again; but not
+            # over a done episode's summary and embedding when reprocessing.
+            if kept is None and not event.reprocess:
                 await self._keep_summary(scope, calls, summary)
             raise
         # A new summary is saved even when its embedding failed, so a retry only re-embeds.
@@ -122,10 +123,13 @@ class SummarizeStage:
     async def _keep_summary(
         self, scope: CallScope, calls: Sequence[CallRecord], summary: str
     ) -> None:
-        async with self.deps.pool.acquire() as conn, conn.transaction():
-            await record_calls(conn, scope, STAGE, calls)
-            await episodes.save_summary(conn, scope.dataset, scope.project_id,
-                                        scope.episode_id, summary)  # fmt: skip
+        try:
+            async with self.deps.pool.acquire() as conn, conn.transaction():
+                await record_calls(conn, scope, STAGE, calls)
+                await episodes.save_summary(conn, scope.dataset, scope.project_id,
+                                            scope.episode_id, summary)  # fmt: skip
+        except Exception:  # the embedding's error is the one to report; this only saves
+            log.exception("summarize: could not keep the summary of %s", scope.episode_id)
 
     async def _store(
         self,

@@ -2,8 +2,8 @@
 
 Every pair rule requires the same subject, and SQL only narrows the rows (same predicate,
 same object, or cosine >= band minimum); the rules themselves are applied in
-:mod:`streams.stages.judging`. One query, three parts, each served by an index, so the
-judge's cost does not grow with the tenant (bench/ scenario (c): an exact scan of the
+:mod:`streams.stages.judging`. One query reads three parts, each served by an index, so
+the judge's cost does not grow with the tenant (bench/ scenario (c): an exact scan of the
 subject took ~400 ms at 100k live facts per tenant):
 
 1. same subject and predicate (rule 1): ``facts_live_by_subject_predicate``;
@@ -12,12 +12,16 @@ subject took ~400 ms at 100k live facts per tenant):
 3. the embedding band (rule 3): per candidate, the ``SUBJECT_NEIGHBOURS`` nearest live
    facts of its subject with cosine >= band minimum. Dedup already searched exactly
    those (:func:`streams.store.live_facts.nearest_live_facts`) and hands over their ids
-   (``Candidate.band_neighbours``): they are read by primary key and checked live again.
-   A candidate without them (a record from before dedup sent them) is searched here, the
-   same way: an exact scan while the subject has at most ``ScanTuning.exact_below`` live
-   facts, else HNSW with the iterative scan (and an exact retry when it comes back
-   short), so it never under-returns. What it gives up on big subjects is HNSW's recall;
-   on any subject, band members beyond the nearest ``SUBJECT_NEIGHBOURS``.
+   (``DedupedCandidate.band_neighbours``): they are read by primary key, live again.
+
+Only a candidate without them is searched here, the same way: one from a record of a
+dedup that did not send them, or every candidate when facts were written since dedup
+read them (its ``live_facts_as_of`` watermark moved: a redriven or replayed record), as
+a fact written meanwhile may belong to the band. The search is exact while the subject
+has at most ``ScanTuning.exact_below`` live facts, else HNSW with the iterative scan (and
+an exact retry when it comes back short), so it never under-returns. What it gives up on
+big subjects is HNSW's recall; on any subject, band members beyond the nearest
+``SUBJECT_NEIGHBOURS``.
 """
 
 from __future__ import annotations
@@ -26,9 +30,9 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from streams.events import Candidate
+from streams.events import DedupedCandidate
 from streams.stages.judging import LiveFact
-from streams.store.live_facts import BAND_SLACK, SUBJECT_NEIGHBOURS
+from streams.store.live_facts import BAND_SLACK, SUBJECT_NEIGHBOURS, newest_live_fact_at
 from streams.store.vector_search import DEFAULT_TUNING, ScanTuning, nearest_per_key
 
 _LIVE = "f.invalid_at IS NULL AND (f.valid_until IS NULL OR f.valid_until > $7)"
@@ -79,21 +83,28 @@ async def live_facts_near(
     conn: Any,
     dataset: str,
     project_id: str,
-    candidates: Sequence[Candidate],
+    candidates: Sequence[DedupedCandidate],
     *,
     band_min: float,
     now: datetime,
+    live_facts_as_of: datetime | None = None,
     tuning: ScanTuning = DEFAULT_TUNING,
 ) -> list[LiveFact]:
     """Live facts sharing a subject with a candidate and a predicate, object or meaning,
-    ordered by id. ``conn`` is a connection or a pool."""
+    ordered by id. ``conn`` is a connection or a pool; ``live_facts_as_of`` is the
+    watermark dedup read with the candidates' band (FactsDeduped)."""
     if not candidates:
         return []
     if hasattr(conn, "acquire"):  # a pool: one connection for the reads below
         async with conn.acquire() as c:
             return await live_facts_near(
-                c, dataset, project_id, candidates, band_min=band_min, now=now, tuning=tuning
-            )
+                c, dataset, project_id, candidates, band_min=band_min, now=now,
+                live_facts_as_of=live_facts_as_of, tuning=tuning,
+            )  # fmt: skip
+    if any(c.band_neighbours is not None for c in candidates) and (
+        await newest_live_fact_at(conn, dataset, project_id) != live_facts_as_of
+    ):  # written since dedup read the band: it may lack a fact written meanwhile
+        candidates = [c.model_copy(update={"band_neighbours": None}) for c in candidates]
     rows = await conn.fetch(
         _CONFLICTING,
         dataset,

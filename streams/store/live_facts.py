@@ -94,6 +94,19 @@ async def find_live_by_triples(
     return {(f.subject, f.predicate, f.object): f for f in map(_live_fact, rows)}
 
 
+async def newest_live_fact_at(conn: Any, dataset: str, project_id: str) -> datetime | None:
+    """created_at of the tenant's newest live fact, a watermark of its writes: every write
+    that changes the live facts inserts at least one (the writer stamps each write's rows
+    with one later clock). One probe of ``facts_live_recent``."""
+    value: datetime | None = await conn.fetchval(
+        "SELECT max(created_at) FROM facts"
+        " WHERE dataset = $1 AND project_id = $2 AND invalid_at IS NULL",
+        dataset,
+        project_id,
+    )
+    return value
+
+
 async def nearest_live_facts(
     conn: Any,
     dataset: str,

@@ -4,8 +4,8 @@ HNSW applies WHERE filters after walking the graph: with the default ef_search o
 query for a small tenant next to a crowded one can come back empty although the tenant
 holds matching rows. So:
 
-- small tenant (at most ``exact_below`` candidate rows, counted with a bounded query):
-  an exact scan, one pass over the tenant's rows for all query vectors. Complete by
+- few candidate rows (at most ``exact_below`` rows pass ``where``, counted with a bounded
+  query): an exact scan, one pass over those rows for all query vectors. Complete by
   construction, and cheaper than walking a graph full of other tenants' rows, which is
   what the planner tends to choose (measured: 27 ms vs ~1 ms per query for a 1k tenant
   next to a 100k one);
@@ -83,7 +83,7 @@ def _index_sql(source: str, columns: str, where: str, k: int) -> str:
 
 
 def _exact_sql(source: str, columns: str, where: str, k: int) -> str:
-    # The tenant's rows are read once (materialised), then each query vector takes its
+    # The rows `where` selects are read once (materialised), then each query vector takes its
     # top k by a bounded sort over them: nothing HNSW can serve, so this is exact.
     return (
         f"WITH rows AS MATERIALIZED (SELECT {columns}, t.embedding FROM {source} t"

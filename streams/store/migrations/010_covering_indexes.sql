@@ -2,6 +2,9 @@
 -- tenant's rows are ~700 bytes with their vector, so every heap visit is a page of its own
 -- and a 100k-fact tenant outgrows the cache long before its indexes do).
 --
+-- Like every migration this runs in one transaction: the DROPs lock facts and entities
+-- until the new indexes are built, so on a big installation run it in a quiet window.
+--
 -- The prompt context reads the tenant's newest live facts for the entities they mention
 -- (streams/store/context.py): thousands of rows at 100k, now an index-only scan.
 DROP INDEX IF EXISTS facts_live_recent;

@@ -14,6 +14,7 @@ from typing import Any
 from streams.events import (
     Candidate,
     Closure,
+    DedupedCandidate,
     Dropped,
     Fact,
     FactKind,
@@ -91,12 +92,12 @@ def fact(
     )  # fmt: skip
 
 
-def cand(f: Fact, embedding: list[float] | None = None) -> Candidate:
-    return Candidate(fact=f, embedding=embedding or hashed_vector(f.sentence(), DIM))
+def cand(f: Fact, embedding: list[float] | None = None) -> DedupedCandidate:
+    return DedupedCandidate(fact=f, embedding=embedding or hashed_vector(f.sentence(), DIM))
 
 
 def deduped(
-    tenant: tuple[str, str], candidates: Sequence[Candidate], episode: str = "e1",
+    tenant: tuple[str, str], candidates: Sequence[DedupedCandidate], episode: str = "e1",
     closures: Sequence[Closure] = (),
 ) -> FactsDeduped:  # fmt: skip
     return FactsDeduped(

@@ -80,8 +80,11 @@ async def test_a_paraphrase_of_a_live_fact_is_dropped(rd_pool: Any, tenant: Any)
     assert sentences(out.candidates) == [near_miss]  # 0.93 < 0.95: kept for the judge
     assert reasons(out.dropped) == [("near_duplicate", BIG)]
     assert f"#{live_id}" in out.dropped[0].detail and LARGE in out.dropped[0].detail
-    # ...with the live fact it sits in the contradiction band of, for the judge to read.
+    # ...with the live fact it sits in the contradiction band of, for the judge to read,
+    # and the watermark of the tenant's writes it was read at.
     assert out.candidates[0].band_neighbours == [live_id]
+    created = await rd_pool.fetchval("SELECT created_at FROM facts WHERE id = $1", live_id)
+    assert out.live_facts_as_of == created
 
 
 async def test_a_live_fact_of_another_subject_is_neither_a_duplicate_nor_in_the_band(

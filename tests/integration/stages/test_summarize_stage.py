@@ -183,6 +183,16 @@ async def test_a_transient_embedding_error_keeps_the_fresh_summary_for_the_retry
     assert (row["status"], row["summary"]) == ("done", SUMMARY)
     assert len(deps.models.summarizer.requests) == 1  # the summary was not asked again
 
+    # Reprocessing the done episode into the same error leaves its summary and embedding.
+    done = await episode_row(es_pool, ev)
+    deps.models.summarizer.script = lambda _: SummaryOutput(summary="A new summary.")
+    failures.append(_ProviderOutage("reset again"))
+    with pytest.raises(_ProviderOutage):
+        await create_stage(deps).handle(ev.model_copy(update={"reprocess": True}), CTX)
+    row = await episode_row(es_pool, ev)
+    assert (row["status"], row["summary"]) == ("done", SUMMARY)
+    assert row["summary_embedding"].to_list() == done["summary_embedding"].to_list()
+
 
 async def test_a_vector_of_the_wrong_size_is_an_embedding_failure(es_pool: Any) -> None:
     deps = make_deps(es_pool)

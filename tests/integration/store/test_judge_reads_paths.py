@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 from pgvector import Vector
 
-from streams.events import Candidate, Fact, FactKind
+from streams.events import DedupedCandidate, Fact, FactKind
 from streams.model.scripted import hashed_vector, vector_at_similarity
 from streams.store.db import create_pool
 from streams.store.judge_reads import live_facts_near
-from streams.store.live_facts import nearest_live_facts
+from streams.store.live_facts import nearest_live_facts, newest_live_fact_at
 from streams.store.vector_search import ScanTuning
 from tests.db_support import TEST_EMBEDDING_DIM, create_fresh_database
 
@@ -67,8 +67,8 @@ async def pool(database_url: str) -> AsyncIterator[Any]:
 async def test_the_judges_own_search_reads_alike_exact_or_by_index(pool: Any) -> None:
     sold = _fact("user", "sold", "honda civic", until=NOW + timedelta(days=1))
     candidates = [
-        Candidate(fact=_fact("user", "works at", "acme"), embedding=JOB),
-        Candidate(fact=sold, embedding=SOLD),
+        DedupedCandidate(fact=_fact("user", "works at", "acme"), embedding=JOB),
+        DedupedCandidate(fact=sold, embedding=SOLD),
     ]
 
     async def read(exact_below: int) -> list[tuple[str, str, str]]:
@@ -92,6 +92,7 @@ async def test_the_band_dedup_hands_over_reads_like_the_judges_own_search(pool: 
     rows as the judge's own search; ids no longer live or of another tenant are ignored."""
     sold = _fact("user", "sold", "honda civic", until=NOW + timedelta(days=1))
     async with pool.acquire() as conn:
+        as_of = await newest_live_fact_at(conn, "t", "p")
         near = await nearest_live_facts(
             conn, "t", "p", [(JOB, "user"), (SOLD, "user")], tuning=ScanTuning(exact_below=0)
         )
@@ -103,23 +104,42 @@ async def test_the_band_dedup_hands_over_reads_like_the_judges_own_search(pool: 
     ]  # fmt: skip
     assert len(ended_and_foreign) == 2
     handed = [
-        Candidate(fact=_fact("user", "works at", "acme"), embedding=JOB,
-                  band_neighbours=band[0] + ended_and_foreign),
-        Candidate(fact=sold, embedding=SOLD, band_neighbours=band[1]),
+        DedupedCandidate(fact=_fact("user", "works at", "acme"), embedding=JOB,
+                         band_neighbours=band[0] + ended_and_foreign),
+        DedupedCandidate(fact=sold, embedding=SOLD, band_neighbours=band[1]),
     ]  # fmt: skip
     searched = [c.model_copy(update={"band_neighbours": None}) for c in handed]
-
-    async def read(candidates: list[Candidate]) -> list[tuple[str, str, str]]:
-        live = await live_facts_near(
-            pool, "t", "p", candidates, band_min=0.80, now=NOW,
-            tuning=ScanTuning(exact_below=0),
-        )  # fmt: skip
-        return [f.triple for f in live]
-
     expected = [
         ("user", "works at", "globex"),
         ("user", "drives", "Honda Civic"),
         ("user", "is employed by", "initech"),
     ]
-    assert await read(searched) == expected
-    assert await read(handed) == expected
+    assert await _read(pool, searched) == expected
+    assert await _read(pool, handed, as_of) == expected
+
+
+async def test_the_judge_takes_the_handed_band_only_while_no_fact_was_written_since(
+    pool: Any,
+) -> None:
+    """An empty band handed over means no band pair, as long as the tenant's watermark is
+    the one dedup read; once a fact was written since (a redriven record), the judge
+    searches itself and finds the band pair."""
+    async with pool.acquire() as conn:
+        as_of = await newest_live_fact_at(conn, "t", "p")
+    assert as_of is not None
+    nothing = [DedupedCandidate(fact=_fact("user", "works at", "acme"), embedding=JOB,
+                                band_neighbours=[])]  # fmt: skip
+    band_pair = ("user", "is employed by", "initech")
+    assert band_pair not in await _read(pool, nothing, as_of)
+    assert band_pair in await _read(pool, nothing, as_of - timedelta(microseconds=1))
+    assert band_pair in await _read(pool, nothing, None)
+
+
+async def _read(
+    pool: Any, candidates: list[DedupedCandidate], as_of: datetime | None = None
+) -> list[tuple[str, str, str]]:
+    live = await live_facts_near(
+        pool, "t", "p", candidates, band_min=0.80, now=NOW, live_facts_as_of=as_of,
+        tuning=ScanTuning(exact_below=0),
+    )  # fmt: skip
+    return [f.triple for f in live]
