@@ -104,13 +104,17 @@ async def nearest(
     args: Sequence[Any],
     vectors: Sequence[Sequence[float]],
     k: int,
+    count_where: str | None = None,
     tuning: ScanTuning = DEFAULT_TUNING,
 ) -> list[list[Any]]:
     """The k nearest rows of ``source`` (aliased ``t``) per query vector, best first.
 
     ``where`` is trusted SQL from our own code filtering on the tenant, with parameters
     from $2 on given in ``args``; it must not refer to the query. ``columns`` select from
-    ``t``. Rows also carry ``similarity`` (cosine).
+    ``t``. Rows also carry ``similarity`` (cosine). ``count_where``, when given, is a
+    looser filter (a superset of ``where``'s rows, the same parameters) that an index
+    answers alone, for the small-set check: counting too many only sends a search to the
+    index path, which is complete anyway.
     """
     if not vectors:
         return []
@@ -132,7 +136,8 @@ async def nearest(
         # `where` numbers its parameters from $2: $1 is typed and passed as NULL.
         small = await conn.fetchval(
             f"SELECT count(*) <= {limit} FROM (SELECT 1 FROM {source} t"
-            f" WHERE t.embedding IS NOT NULL AND {where} LIMIT {limit + 1}) c"
+            f" WHERE {count_where or f't.embedding IS NOT NULL AND {where}'}"
+            f" LIMIT {limit + 1}) c"
             " WHERE $1::vector[] IS NULL",
             None,
             *args,
@@ -158,6 +163,7 @@ async def nearest_per_key(
     args: Sequence[Any],
     queries: Sequence[tuple[Sequence[float], Any]],
     k: int,
+    count_where: str | None = None,
     tuning: ScanTuning = DEFAULT_TUNING,
 ) -> list[list[Any]]:
     """:func:`nearest` for (vector, key) queries, where ``where`` compares a column with
@@ -176,7 +182,8 @@ async def nearest_per_key(
     for key, where_at in positions.items():
         rows = await nearest(
             conn, source=source, columns=columns, where=where, args=(*args, key),
-            vectors=[queries[i][0] for i in where_at], k=k, tuning=tuning,
+            vectors=[queries[i][0] for i in where_at], k=k, count_where=count_where,
+            tuning=tuning,
         )  # fmt: skip
         for i, per in zip(where_at, rows, strict=True):
             found[i] = per
