@@ -16,7 +16,7 @@ import time
 def main() -> None:
     out = sys.argv[1]
     sys.argv = ["factstream", *sys.argv[2:]]
-    from streams.cli import app
+    from streams.cli.main import app
 
     prof = cProfile.Profile(time.thread_time)
 

@@ -29,13 +29,14 @@ import asyncpg
 import psutil
 from prometheus_client.parser import text_string_to_metric_families
 
-from streams.ops import topics as topic_ops
-from streams.settings import STAGES, Settings
+from streams.kafka import topics as topic_ops
+from streams.pipeline import STAGES
+from streams.settings import Settings
 from streams.store.migrate import migrate
 
 REPO = Path(__file__).resolve().parents[1]
 FACTSTREAM = Path(sys.executable).with_name("factstream")
-PROVIDER = "streams.ops.bench_model:create_models"
+PROVIDER = "streams.model.fakes.bench:create_models"
 
 
 # --- database and topics ------------------------------------------------------------------

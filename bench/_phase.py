@@ -22,7 +22,7 @@ import psutil
 from bench._harness import Fleet, Probe, delta
 from bench._workload import committed_at, episode_states, progress
 from streams.events import EpisodeCompleted
-from streams.publisher import Publisher
+from streams.kafka.publisher import Publisher
 from streams.settings import Settings
 
 

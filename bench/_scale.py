@@ -18,7 +18,7 @@ from typing import Any
 
 from bench._harness import Fleet, Probe, delta
 from bench._workload import Tenant, episode
-from streams.publisher import Publisher
+from streams.kafka.publisher import Publisher
 from streams.settings import Settings
 
 

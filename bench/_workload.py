@@ -1,6 +1,6 @@
 """What the bench publishes and what it loads first: tenants, episodes, history.
 
-Episodes follow :mod:`streams.ops.bench_model` (the model answers from the episode
+Episodes follow :mod:`streams.model.fakes.bench` (the model answers from the episode
 number). Tenants get the state of their "episode 0" in bulk (COPY, embeddings NULL) so
 every published episode meets a live job, city and preferences: one judge call each.
 The scale scenario adds N live facts per tenant with random vectors (generate_series) and
@@ -19,7 +19,7 @@ from typing import Any
 import asyncpg
 
 from streams.events import EpisodeCompleted, Message, Role, Window
-from streams.ops.bench_model import episode_text, history_state
+from streams.model.fakes.bench import episode_text, history_state
 from streams.store.tenant_indexes import TenantIndex, build_missing
 from streams.store.vector_search import DEFAULT_TUNING
 

@@ -26,7 +26,7 @@ from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
 REPO = Path(__file__).resolve().parents[1]
-FACTORY = "streams.runtime.testing_stages:create_passthrough"
+FACTORY = "tests.support.stages:create_passthrough"
 
 
 def run(bootstrap: str, name: str, records: int, delay_ms: float, concurrency: int,
@@ -51,7 +51,7 @@ def run(bootstrap: str, name: str, records: int, delay_ms: float, concurrency: i
         env.update(FACTSTREAM_KAFKA_BOOTSTRAP_SERVERS=bootstrap, FACTSTREAM_TOPIC_PREFIX=prefix,
                    FACTSTREAM_TEST_DELAY_MS=str(delay_ms), FACTSTREAM_LOG_LEVEL="WARNING")
         procs = [subprocess.Popen(
-            [sys.executable, "-m", "streams.runtime.worker_cli", "passthrough",
+            [sys.executable, "-m", "streams.cli.worker", "passthrough",
              "--stage-factory", FACTORY, "--group", f"g-{prefix}",
              "--concurrency", str(concurrency)],
             env=env, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

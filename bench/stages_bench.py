@@ -29,12 +29,12 @@ from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 
+from streams.domain.resolution import normalize_name
 from streams.events import Entity, EntityType, Fact, FactKind, FactsExtracted
-from streams.model.scripted import ScriptedEmbedder, hashed_vector
-from streams.runtime.stage import RecordContext
+from streams.model.fakes.scripted import ScriptedEmbedder, hashed_vector, scripted_models
+from streams.runtime.stage import RecordContext, StageDeps
 from streams.settings import Settings
 from streams.stages.dedup import DedupStage
-from streams.stages.resolution import normalize_name
 from streams.stages.resolve import ResolveStage
 from streams.store.db import create_pool
 from streams.store.migrate import migrate
@@ -180,8 +180,9 @@ class Tenant:
         settings = Settings(embedding_dim=dim)
         self.embedder = embedder = ScriptedEmbedder(dim)
         self.centers = centers
-        self.resolve = ResolveStage(settings, pool, embedder, tuning)
-        self.dedup = DedupStage(settings, pool, embedder, tuning)
+        deps = StageDeps(settings, pool, scripted_models(embedder=embedder), "bench")
+        self.resolve, self.dedup = ResolveStage(deps), DedupStage(deps)
+        self.resolve.tuning = self.dedup.tuning = tuning
         self.dataset, self.n, self.next = dataset, n, offset
         self.times: dict[str, list[float]] = {"resolve": [], "dedup": []}
 

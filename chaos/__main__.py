@@ -19,7 +19,7 @@ from rich.console import Console
 from chaos.infra import Infra, given_infra, own_infra
 from chaos.profile import PROFILES
 from chaos.runner import drill, render, write_report
-from streams.ops.proc import DevInfraError
+from streams.dev.proc import DevInfraError
 
 
 def main(argv: list[str] | None = None) -> int:

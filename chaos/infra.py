@@ -1,6 +1,6 @@
 """Kafka and Postgres for a drill: our own (restartable) or given addresses (CI).
 
-Own infrastructure is `factstream dev up`'s (streams/ops/devinfra) on its own dev dir and
+Own infrastructure is `factstream dev up`'s (streams/dev/infra) on its own dev dir and
 ports, so the drill can kill -9 and restart the broker and restart Postgres without
 touching anybody else's services. Given addresses are never restarted.
 """
@@ -18,10 +18,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from streams.ops import devinfra
-from streams.ops import kafka_local as kl
-from streams.ops import pg_local as pl
-from streams.ops.proc import pid_alive, port_open
+from streams.dev import infra as devinfra
+from streams.dev import kafka_local as kl
+from streams.dev import pg_local as pl
+from streams.dev.proc import pid_alive, port_open
 from streams.settings import Settings
 
 _ADDRESS_VARS = ("FACTSTREAM_KAFKA_BOOTSTRAP_SERVERS", "FACTSTREAM_DATABASE_URL", "DATABASE_URL")

@@ -24,10 +24,11 @@ from chaos.profile import EMBEDDING_DIM, MAX_RECORD_BYTES, Action, Profile
 from chaos.scenario import Scenario
 from chaos.setup import fresh_database, run_env
 from chaos.state import dead_letter_count, terminal_episodes
-from streams.ops import topics as topic_ops
+from streams.kafka import topics as topic_ops
+from streams.kafka.publisher import Publisher, producer_config
 from streams.ops.lag import collect_lag
-from streams.publisher import Publisher, producer_config
-from streams.settings import STAGES, Settings
+from streams.pipeline import STAGES
+from streams.settings import Settings
 
 log = logging.getLogger("chaos")
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from chaos.liveness import free_port
-from streams.ops.proc import pid_alive
+from streams.dev.proc import pid_alive
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -27,7 +27,7 @@ def factstream_cmd() -> list[str]:
     script = Path(sys.executable).with_name("factstream")
     if script.is_file():
         return [str(script)]
-    return [sys.executable, "-c", "from streams.cli import app; app()"]
+    return [sys.executable, "-c", "from streams.cli.main import app; app()"]
 
 
 @dataclass

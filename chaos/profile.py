@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from streams.settings import STAGES
+from streams.pipeline import STAGES
 
 EMBEDDING_DIM = 32
 MAX_RECORD_BYTES = 262_144

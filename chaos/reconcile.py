@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from chaos.poison import Poison
 from chaos.scenario import INJECTED, Scenario
 from chaos.state import DbState, DeadLetterSeen, Tenant
-from streams.ops.demo_report import terminal_state
+from streams.demo.report import terminal_state
 
 
 @dataclass

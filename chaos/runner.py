@@ -21,7 +21,7 @@ from chaos.poison import corpus
 from chaos.profile import MAX_RECORD_BYTES, Profile, schedule
 from chaos.scenario import build
 from chaos.state import DbState, DeadLetterSeen, read_db, read_dead_letters, read_fault_log
-from streams.ops import topics as topic_ops
+from streams.kafka import topics as topic_ops
 from streams.settings import Settings
 
 

@@ -13,8 +13,8 @@ import random
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from chaos.script_model import say
 from streams.events import EpisodeCompleted, Message, Role, Window
+from streams.model.fakes.drill import say
 
 ORGS = ("acme corp", "globex", "initech", "umbrella labs", "hooli", "vandelay industries",
         "stark industries", "wayne enterprises", "tyrell corp", "cyberdyne")

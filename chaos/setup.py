@@ -13,8 +13,8 @@ from chaos.profile import EMBEDDING_DIM, MAX_RECORD_BYTES, Profile
 from streams.settings import Settings
 from streams.store.migrate import migrate
 
-CHAOS_MODEL = "streams.ops.chaos_model:create_models"
-SCRIPT_MODEL = "chaos.script_model:create_models"
+CHAOS_MODEL = "streams.model.fakes.chaos:create_models"
+SCRIPT_MODEL = "streams.model.fakes.drill:create_models"
 
 
 def db_url(server_url: str, name: str) -> str:

@@ -12,10 +12,11 @@ from typing import Any
 import asyncpg
 
 from chaos.poison import fingerprint
-from streams.ops.demo_report import terminal_state
+from streams.demo.report import terminal_state
 from streams.ops.dlq import iter_dead_letters
+from streams.pipeline import STAGES
 from streams.runtime.dlq import H_EXC_CLASS, H_REASON, H_TOPIC
-from streams.settings import STAGES, Settings
+from streams.settings import Settings
 from streams.store.db import connect
 
 Tenant = tuple[str, str]

@@ -26,6 +26,14 @@ class ModelError(FactstreamError):
     """A model call failed for good (after its own retries, or a reply that breaks the schema)."""
 
 
+class ConfigError(FactstreamError):
+    """A setting or an argument is wrong: nothing runs until it is fixed (exit code 2)."""
+
+
+class InfraError(FactstreamError):
+    """A service factstream needs (broker, database, local infrastructure) is unusable."""
+
+
 _TRANSIENT_SQLSTATES = {
     "55P03",  # lock_not_available (lock_timeout)
     "57014",  # query_canceled (statement_timeout)

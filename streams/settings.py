@@ -12,8 +12,6 @@ from typing import Any, Literal
 from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-STAGES: tuple[str, ...] = ("summarize", "extract", "resolve", "dedup", "judge", "write")
-
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
@@ -70,9 +68,9 @@ class Settings(BaseSettings):
     # --- models -----------------------------------------------------------------------
     # "gemini", "replay", "record", or "package.module:factory" for your own provider.
     model_provider: str = "gemini"
-    cassette_path: str = "streams/ops/demo_data/cassette.jsonl"
+    cassette_path: str = "streams/demo/data/cassette.jsonl"
     # What "record" wraps: "gemini", or a "package.module:factory" (the demo records its
-    # scripted model this way: streams.ops.demo_model:create_models).
+    # scripted model this way: streams.model.fakes.demo:create_models).
     record_inner_provider: str = "gemini"
     gemini_api_key: SecretStr | None = Field(
         default=None, validation_alias=AliasChoices("FACTSTREAM_GEMINI_API_KEY", "GEMINI_API_KEY")

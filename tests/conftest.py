@@ -7,7 +7,7 @@ Session fixtures, each taking the first that works (DESIGN.md, "Tests"):
        what ``factstream dev up`` printed);
     2. a testcontainers ``KafkaContainer`` (KRaft) when ``docker info`` answers
        (``FACTSTREAM_DEV_DOCKER=never`` skips Docker);
-    3. the local jars broker of ``streams.ops.devinfra`` on ``FACTSTREAM_DEV_KAFKA_PORT``
+    3. the local jars broker of ``streams.dev.infra`` on ``FACTSTREAM_DEV_KAFKA_PORT``
        in ``FACTSTREAM_DEV_DIR``: reused when `dev up` already runs it, otherwise started
        and stopped again at the end of the session.
 
@@ -39,9 +39,10 @@ from typing import Any
 
 import pytest
 
-from streams.ops import devinfra, pg_local
-from streams.ops import topics as topic_ops
-from streams.ops.topics import TopicSpec
+from streams.dev import infra as devinfra
+from streams.dev import pg_local
+from streams.kafka import topics as topic_ops
+from streams.kafka.topics import TopicSpec
 from streams.settings import Settings
 
 

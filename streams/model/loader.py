@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 
+from streams.errors import ConfigError
 from streams.model.ports import Models
 from streams.model.replay import Cassette, RecordingModels, ReplayModels
 from streams.settings import Settings
@@ -18,20 +19,20 @@ from streams.settings import Settings
 BUILTIN = ("gemini", "replay", "record")
 
 
-class ModelProviderError(ValueError):
+class ModelProviderError(ConfigError, ValueError):
     """``model_provider`` names nothing usable; the message says what to set."""
 
 
 def gemini_models(settings: Settings) -> Models:
     # Imported here so custom and replay providers need no Gemini configuration.
-    from streams.model.gemini import (
+    from streams.model.gemini.embed import GeminiEmbedder
+    from streams.model.gemini.llm import (
         GeminiConfigError,
         GeminiExtractor,
         GeminiJudge,
         GeminiSummarizer,
         make_client,
     )
-    from streams.model.gemini_embed import GeminiEmbedder
 
     try:
         client = make_client(settings)

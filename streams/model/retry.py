@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 import httpx2
 from google.genai import errors as genai_errors
 
+from streams.errors import FactstreamError
 from streams.settings import Settings
 
 T = TypeVar("T")
@@ -54,7 +55,7 @@ class RetryPolicy:
         return rng.uniform(0.0, ceiling)
 
 
-class RetriesExhausted(Exception):
+class RetriesExhausted(FactstreamError):
     """The last error of a call that will not be tried again, and how many tries it took."""
 
     def __init__(self, error: BaseException, attempts: int, retryable: bool) -> None:

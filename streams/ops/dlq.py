@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 
 from confluent_kafka import KafkaError, Message, Producer
 
-from streams.ops import kafka_admin as ka
-from streams.ops.range_reader import RangeRecord, read_ranges
+from streams.kafka import admin as ka
+from streams.kafka.publisher import producer_config
+from streams.kafka.range_reader import RangeRecord, read_ranges
 from streams.ops.redrive_ledger import PartitionLedger, redrive_group
-from streams.publisher import producer_config
 from streams.runtime.dlq import (
     DLQ_HEADERS,
     H_EXC_CLASS,

@@ -13,11 +13,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from confluent_kafka.admin import AdminClient
-
-from streams.ops import kafka_admin as ka
-from streams.ops.stages_map import stage_group, stage_input_topic
-from streams.settings import STAGES, Settings
+from streams import pipeline
+from streams.kafka import admin as ka
+from streams.pipeline import STAGES
+from streams.settings import Settings
 
 
 @dataclass(frozen=True)
@@ -46,7 +45,7 @@ class StageLag:
         return sum(p.lag for p in self.partitions)
 
 
-def stage_lag(admin: AdminClient, stage: str, group: str, topic: str) -> StageLag:
+def stage_lag(admin: ka.AdminClient, stage: str, group: str, topic: str) -> StageLag:
     try:
         partitions = ka.topic_partitions(admin, topic)
     except ka.TopicNotFoundError as exc:
@@ -82,20 +81,25 @@ def group_chooser(
         return lambda _stage: group
     if group_prefix is not None:
         return lambda stage: f"{group_prefix}{stage}"
-    return stage_group
+    return _default_group
 
 
 def collect_lag(
     settings: Settings,
-    admin: AdminClient,
+    admin: ka.AdminClient,
     stages: Sequence[str] = STAGES,
-    group_of: Callable[[str], str] = stage_group,
+    group_of: Callable[[str], str] | None = None,
 ) -> list[StageLag]:
     """Lag of every stage (``group_of`` lets tests and operators name other groups)."""
+    group_of = group_of or _default_group
     return [
-        stage_lag(admin, stage, group_of(stage), stage_input_topic(settings, stage))
-        for stage in stages
+        stage_lag(admin, name, group_of(name), pipeline.stage(name).input_topic(settings))
+        for name in stages
     ]
+
+
+def _default_group(name: str) -> str:
+    return pipeline.stage(name).group
 
 
 def lag_as_json(report: Sequence[StageLag]) -> dict[str, Any]:

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pydantic import ValidationError
 
 from streams.events import EpisodeCompleted, decode_episode
-from streams.ops.kafka_admin import admin_client, topic_partitions
-from streams.publisher import Delivery, FailedDelivery, Publisher, PublishError
+from streams.kafka.admin import admin_client, topic_partitions
+from streams.kafka.publisher import Delivery, FailedDelivery, Publisher, PublishError
 from streams.settings import Settings
 
 EXIT_OK = 0

@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from streams.errors import FactstreamError
+
 # Kafka's default offset.metadata.max.bytes is 4096; stay well under it.
 MAX_METADATA_CHARS = 3500
 
@@ -72,7 +74,7 @@ class PartitionLedger:
         return ledger
 
 
-class LedgerFullError(RuntimeError):
+class LedgerFullError(FactstreamError, RuntimeError):
     pass
 
 

@@ -22,7 +22,8 @@ from enum import StrEnum
 
 from confluent_kafka.admin import AdminClient
 
-from streams.ops import kafka_admin as ka
+from streams.errors import FactstreamError
+from streams.kafka import admin as ka
 from streams.ops.isotime import parse_datetime, parse_duration, to_millis
 
 
@@ -47,7 +48,7 @@ class ResetSpec:
         return f"--{self.kind.value} {self.label}".strip()
 
 
-class GroupActiveError(RuntimeError):
+class GroupActiveError(FactstreamError, RuntimeError):
     def __init__(self, group: str, members: Sequence[ka.Member]) -> None:
         self.group = group
         self.members = list(members)

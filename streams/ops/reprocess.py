@@ -23,9 +23,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from streams.events import decode_episode
-from streams.ops.range_reader import RangeRecord, read_ranges
+from streams.kafka.publisher import Publisher
+from streams.kafka.range_reader import RangeRecord, read_ranges
 from streams.ops.replay import ReplayPlan
-from streams.publisher import Publisher
 from streams.settings import Settings
 
 # Links a copy to the record it copies: "<topic>/<partition>/<offset>".

@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
 
+from streams.errors import InfraError, TransientError
 from streams.runtime.config import WorkerConfig
 from streams.runtime.metrics import WorkerMetrics
 from streams.runtime.records import TP, OutRecord
@@ -24,11 +25,11 @@ T = TypeVar("T")
 TXN_TIMEOUT_S = 30.0
 
 
-class FatalKafkaError(RuntimeError):
+class FatalKafkaError(InfraError, RuntimeError):
     """The client cannot go on (fenced producer, fatal consumer error): exit and restart."""
 
 
-class CommitFailed(RuntimeError):
+class CommitFailed(TransientError, RuntimeError):
     """A commit did not happen (aborted); the held work stays and is tried again."""
 
 

@@ -72,7 +72,6 @@ class RecordProcessor:
         self._sleep = sleep
         self._rand = rand
         self._clock = clock
-        self._key_of: Callable[[BaseModel], str | None] | None = getattr(stage, "key_of", None)
         self._active: Counter[TP] = Counter()  # records inside __call__, per partition
         self._backing_off: Counter[TP] = Counter()  # of those, asleep between attempts
 
@@ -149,14 +148,12 @@ class RecordProcessor:
         self, rec: Record, event: BaseModel, ctx: RecordContext, reason: str,
         exc: BaseException,
     ) -> tuple[OutRecord, ...]:  # fmt: skip
-        """The stage's ``on_dead_letter`` hook, if any; its records go out with the dead
-        letter. It must not stop the dead letter, so a failing hook is only logged."""
-        hook = getattr(self._stage, "on_dead_letter", None)
-        if hook is None:
-            return ()
+        """The stage's ``on_dead_letter`` hook; its records go out with the dead letter.
+        It must not stop the dead letter, so a failing hook is only logged."""
         try:
             error = f"{type(exc).__name__}: {exc}"
-            return self._encode(rec, await asyncio.wait_for(hook(event, ctx, reason, error), 10))
+            hook = self._stage.on_dead_letter(event, ctx, reason, error)
+            return self._encode(rec, await asyncio.wait_for(hook, 10))
         except asyncio.CancelledError:
             raise
         except Exception as hook_exc:
@@ -178,8 +175,8 @@ class RecordProcessor:
                     f"sink stage {self._stage.name!r} returned {type(event).__name__} "
                     "without a topic (wrap it in Routed)"
                 )
-            if key is None and self._key_of is not None:
-                key = self._key_of(event)
+            if key is None:
+                key = self._stage.key_of(event)
             kbytes = rec.key if key is None else key.encode("utf-8")
             value = encode(event, self._cfg.max_record_bytes)
             outs.append(OutRecord(topic, kbytes, value, headers))

@@ -14,17 +14,19 @@ produces them (idempotent producer, at least once) after the handler returned an
 before it commits the offset, so a crash in between re-runs the handler, whose no-op
 path must return them again if they are still due.
 
-Outputs are keyed by the consumed record's key unless the stage defines an optional
-``key_of(event) -> str | None`` (the runtime looks it up with ``getattr``, so it is not
-part of the Protocol). A handler may also return ``Routed(topic, event, key)`` to send one
-output to another topic than ``output_topic`` (still inside the same transaction).
+Outputs are keyed by the consumed record's key unless the stage's ``key_of(event)``
+names another. A handler may also return ``Routed(topic, event, key)`` to send one output
+to another topic than ``output_topic`` (still inside the same transaction).
+
+The optional parts (``lane_by``, ``key_of``, ``on_dead_letter``) have defaults here: a
+stage class subclasses :class:`Stage` and overrides what it needs.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel
 
@@ -53,21 +55,34 @@ class RecordContext:
     headers: tuple[tuple[str, bytes], ...] = ()
 
 
+LaneBy = Literal["key", "partition"]
+
+
 class Stage(Protocol[In]):
     name: str
     input_topic: str
     input_model: type[BaseModel]
     output_topic: str | None
+    # Records of one lane run in offset order. None: per key for Kafka-to-Kafka stages, per
+    # partition for sinks (a per-partition watermark needs offset order); "key" when a sink
+    # keeps per-key watermarks or needs none.
+    lane_by: LaneBy | None = None
 
     async def handle(self, event: In, ctx: RecordContext) -> Sequence[BaseModel | Routed]:
         """Process one event; raise TransientError to retry, PoisonError to dead-letter."""
         ...
 
-    # Optional, looked up with getattr like ``key_of`` and ``lane_by``:
-    # ``async def on_dead_letter(event, ctx, reason, error) -> Sequence[BaseModel | Routed]``
-    # runs when a decoded event is dead-lettered; what it returns is produced with the dead
-    # letter (in its Kafka transaction, or before the sink's offset commit). A failing hook
-    # is logged and ignored: the dead letter still goes out.
+    def key_of(self, event: BaseModel) -> str | None:
+        """The Kafka key of an output event; None: the consumed record's key."""
+        return None
+
+    async def on_dead_letter(
+        self, event: In, ctx: RecordContext, reason: str, error: str
+    ) -> Sequence[BaseModel | Routed]:
+        """Runs when a decoded event is dead-lettered; what it returns is produced with the
+        dead letter (in its Kafka transaction, or before the sink's offset commit). A
+        failing hook is logged and ignored: the dead letter still goes out."""
+        return []
 
 
 @dataclass(frozen=True)
@@ -94,7 +109,7 @@ class StageDeps:
     """What a stage factory receives from the worker entry point.
 
     Every stage module exposes ``def create_stage(deps: StageDeps) -> Stage`` and is named
-    in ``streams.runtime.registry.STAGE_FACTORIES``. ``pool`` is an asyncpg pool (see
+    in ``streams.pipeline.PIPELINE``. ``pool`` is an asyncpg pool (see
     streams.store.db.create_pool) and ``models`` a streams.model.ports.Models; both are
     typed loosely here so this module stays free of those imports.
     """

@@ -43,7 +43,7 @@ class Worker:
         self.cfg = cfg
         self.metrics = metrics or WorkerMetrics(cfg.stage)
         self.transactional = stage.output_topic is not None
-        lane_by = cfg.lane_by or getattr(stage, "lane_by", None)
+        lane_by = cfg.lane_by or stage.lane_by
         lane_by = lane_by or ("key" if self.transactional else "partition")
         self._processor = RecordProcessor(stage, cfg, self.metrics)
         self._dispatcher = KeyedDispatcher(

@@ -17,11 +17,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from streams.domain import dedup as dedup_logic
 from streams.events import FactsDeduped, FactsResolved
 from streams.model.ports import Embedder
 from streams.runtime.stage import RecordContext, Stage, StageDeps
-from streams.settings import Settings
-from streams.stages import dedup_logic
 from streams.stages.embed_batch import derived_event_id, embed_batch, scope_of
 from streams.stages.release import ReleasesClaimOnDeadLetter
 from streams.store.live_facts import (
@@ -35,20 +34,14 @@ from streams.store.vector_search import DEFAULT_TUNING, ScanTuning
 STAGE = "dedup"
 
 
-class DedupStage(ReleasesClaimOnDeadLetter):
+class DedupStage(ReleasesClaimOnDeadLetter[FactsResolved]):
     name = STAGE
     input_model: type[BaseModel] = FactsResolved
 
-    def __init__(
-        self,
-        settings: Settings,
-        pool: Any,
-        embedder: Embedder,
-        tuning: ScanTuning = DEFAULT_TUNING,
-    ) -> None:
-        self.settings, self.pool, self.embedder, self.tuning = settings, pool, embedder, tuning
-        self.input_topic = settings.topic("facts.resolved")
-        self.output_topic: str | None = settings.topic("facts.deduped")
+    def __init__(self, deps: StageDeps) -> None:
+        super().__init__(deps)
+        self.embedder: Embedder = deps.models.embedder
+        self.tuning: ScanTuning = DEFAULT_TUNING  # the bench sets others
 
     async def handle(self, event: FactsResolved, ctx: RecordContext) -> Sequence[BaseModel]:
         ds, proj = event.dataset, event.project_id
@@ -100,4 +93,4 @@ class DedupStage(ReleasesClaimOnDeadLetter):
 
 
 def create_stage(deps: StageDeps) -> Stage[Any]:
-    return DedupStage(deps.settings, deps.pool, deps.models.embedder)
+    return DedupStage(deps)

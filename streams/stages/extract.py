@@ -25,11 +25,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from streams.domain.guards import KnownEntities, apply_guards, canonical_name
 from streams.errors import ModelError, is_transient
 from streams.events import EpisodeCompleted, FactsExtracted
 from streams.model.ports import CallScope, ExtractInput, Models, RawGraph
 from streams.runtime.stage import RecordContext, Routed, Stage, StageDeps
-from streams.stages.guards import KnownEntities, apply_guards, canonical_name
+from streams.stages.base import PipelineStage
 from streams.stages.release import Release, release_of, release_record
 from streams.store import claims, episodes
 from streams.store.context import load_known_entities, load_prompt_context
@@ -51,14 +52,9 @@ def mentioned_names(raw: RawGraph) -> set[str]:
     return set(sorted(names)[:_MAX_LOOKUP_NAMES])
 
 
-class ExtractStage:
+class ExtractStage(PipelineStage[EpisodeCompleted]):
     name = STAGE
     input_model: type[BaseModel] = EpisodeCompleted
-
-    def __init__(self, deps: StageDeps) -> None:
-        self.deps = deps
-        self.input_topic: str = deps.settings.topic("episodes.completed")
-        self.output_topic: str | None = deps.settings.topic("facts.extracted")
 
     async def handle(self, event: EpisodeCompleted, ctx: RecordContext) -> Sequence[BaseModel]:
         pool = self.deps.pool

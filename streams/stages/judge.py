@@ -15,6 +15,13 @@ from datetime import UTC, datetime
 
 from pydantic import BaseModel
 
+from streams.domain.contradictions import (
+    Pair,
+    apply_verdicts,
+    describe_fact,
+    describe_live,
+    find_pairs,
+)
 from streams.events import FactsDeduped, FactsJudged, Verdict
 from streams.model.ports import (
     CallRecord,
@@ -25,8 +32,6 @@ from streams.model.ports import (
     ModelCallFailed,
 )
 from streams.runtime.stage import RecordContext, Stage, StageDeps
-from streams.settings import Settings
-from streams.stages.judging import Pair, apply_verdicts, describe_fact, describe_live, find_pairs
 from streams.stages.release import ReleasesClaimOnDeadLetter
 from streams.store.judge_reads import live_facts_near
 from streams.store.llm_calls import record_calls
@@ -34,16 +39,13 @@ from streams.store.llm_calls import record_calls
 log = logging.getLogger(__name__)
 
 
-class JudgeStage(ReleasesClaimOnDeadLetter):
+class JudgeStage(ReleasesClaimOnDeadLetter[FactsDeduped]):
     name = "judge"
     input_model: type[BaseModel] = FactsDeduped
 
     def __init__(self, deps: StageDeps) -> None:
-        self.settings: Settings = deps.settings
-        self.pool = deps.pool
+        super().__init__(deps)
         self.judge = deps.models.judge
-        self.input_topic = deps.settings.topic("facts.deduped")
-        self.output_topic: str | None = deps.settings.topic("facts.judged")
 
     async def handle(self, event: FactsDeduped, ctx: RecordContext) -> Sequence[BaseModel]:
         s = self.settings

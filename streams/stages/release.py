@@ -25,14 +25,17 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from streams.events import EpisodeCompleted, StageOutput
 from streams.runtime.stage import RecordContext, Routed, tenant_key
 from streams.settings import Settings
+from streams.stages.base import PipelineStage
 from streams.store import claims
 
 log = logging.getLogger(__name__)
+
+StageOutputT = TypeVar("StageOutputT", bound=StageOutput)
 
 CLAIM_HEADER = "factstream-release-claim"
 REASON_HEADER = "factstream-release-reason"
@@ -86,16 +89,12 @@ async def release_after_dead_letter(
     return [release_record(settings, episode, Release(event.claim_token, why))]
 
 
-class ReleasesClaimOnDeadLetter:
-    """Mixin of the stages after extraction (each has ``name``, ``settings``, ``pool``):
-    their ``on_dead_letter`` hook releases the dead-lettered event's claim."""
-
-    name: str
-    settings: Settings
-    pool: Any
+class ReleasesClaimOnDeadLetter(PipelineStage[StageOutputT]):
+    """The stages after extraction: their ``on_dead_letter`` hook releases the
+    dead-lettered event's claim."""
 
     async def on_dead_letter(
-        self, event: StageOutput, ctx: RecordContext, reason: str, error: str
+        self, event: StageOutputT, ctx: RecordContext, reason: str, error: str
     ) -> list[Routed]:
         return await release_after_dead_letter(
             self.pool, self.settings, event, self.name, reason, error

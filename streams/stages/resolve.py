@@ -12,11 +12,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from streams.domain import resolution
 from streams.events import USER_ENTITY, FactsExtracted, FactsResolved
 from streams.model.ports import Embedder
 from streams.runtime.stage import RecordContext, Stage, StageDeps
-from streams.settings import Settings
-from streams.stages import resolution
 from streams.stages.embed_batch import derived_event_id, embed_batch, scope_of
 from streams.stages.release import ReleasesClaimOnDeadLetter
 from streams.store.entities import (
@@ -30,20 +29,14 @@ from streams.store.vector_search import DEFAULT_TUNING, ScanTuning
 STAGE = "resolve"
 
 
-class ResolveStage(ReleasesClaimOnDeadLetter):
+class ResolveStage(ReleasesClaimOnDeadLetter[FactsExtracted]):
     name = STAGE
     input_model: type[BaseModel] = FactsExtracted
 
-    def __init__(
-        self,
-        settings: Settings,
-        pool: Any,
-        embedder: Embedder,
-        tuning: ScanTuning = DEFAULT_TUNING,
-    ) -> None:
-        self.settings, self.pool, self.embedder, self.tuning = settings, pool, embedder, tuning
-        self.input_topic = settings.topic("facts.extracted")
-        self.output_topic: str | None = settings.topic("facts.resolved")
+    def __init__(self, deps: StageDeps) -> None:
+        super().__init__(deps)
+        self.embedder: Embedder = deps.models.embedder
+        self.tuning: ScanTuning = DEFAULT_TUNING  # the bench sets others
 
     async def handle(self, event: FactsExtracted, ctx: RecordContext) -> Sequence[BaseModel]:
         ds, proj = event.dataset, event.project_id
@@ -95,4 +88,4 @@ class ResolveStage(ReleasesClaimOnDeadLetter):
 
 
 def create_stage(deps: StageDeps) -> Stage[Any]:
-    return ResolveStage(deps.settings, deps.pool, deps.models.embedder)
+    return ResolveStage(deps)

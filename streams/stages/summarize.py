@@ -17,6 +17,7 @@ from streams.errors import ModelError
 from streams.events import EpisodeCompleted
 from streams.model.ports import CallRecord, CallScope, EmbedInput, Models, SummarizeInput
 from streams.runtime.stage import RecordContext, Stage, StageDeps
+from streams.stages.base import PipelineStage
 from streams.store import episodes
 from streams.store.llm_calls import record_calls
 
@@ -25,17 +26,12 @@ log = logging.getLogger(__name__)
 STAGE = "summarize"
 
 
-class SummarizeStage:
+class SummarizeStage(PipelineStage[EpisodeCompleted]):
     name = STAGE
     input_model: type[BaseModel] = EpisodeCompleted
     # No consumed-offsets watermark to keep (the ledger makes it idempotent), so tenants
     # of one partition are summarised concurrently, not one partition at a time.
     lane_by = "key"
-
-    def __init__(self, deps: StageDeps) -> None:
-        self.deps = deps
-        self.input_topic: str = deps.settings.topic("episodes.completed")
-        self.output_topic: str | None = None
 
     async def handle(self, event: EpisodeCompleted, ctx: RecordContext) -> Sequence[BaseModel]:
         pool, models = self.deps.pool, self.deps.models

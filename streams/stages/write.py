@@ -52,17 +52,11 @@ def export(result: WriteResult) -> None:
         FACT_WRITES.labels(outcome=outcome).inc(getattr(result, outcome))
 
 
-class WriteStage(ReleasesClaimOnDeadLetter):
+class WriteStage(ReleasesClaimOnDeadLetter[FactsJudged]):
     name = "write"
     input_model: type[BaseModel] = FactsJudged
     # Sound because offsets are recorded per tenant: tenants of one partition write at once.
     lane_by = "key"
-
-    def __init__(self, deps: StageDeps) -> None:
-        self.settings = deps.settings
-        self.pool = deps.pool
-        self.input_topic = deps.settings.topic("facts.judged")
-        self.output_topic: str | None = None
 
     async def handle(self, event: FactsJudged, ctx: RecordContext) -> Sequence[BaseModel | Routed]:
         async with self.pool.acquire() as conn:

@@ -2,7 +2,7 @@
 
 Every pair rule requires the same subject, and SQL only narrows the rows (same predicate,
 same object, or cosine >= band minimum); the rules themselves are applied in
-:mod:`streams.stages.judging`. One query reads three parts, each served by an index, so
+:mod:`streams.domain.contradictions`. One query reads three parts, each served by an index, so
 the judge's cost does not grow with the tenant (bench/ scenario (c): an exact scan of the
 subject took ~400 ms at 100k live facts per tenant):
 
@@ -30,8 +30,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from streams.domain.contradictions import LiveFact
 from streams.events import DedupedCandidate
-from streams.stages.judging import LiveFact
 from streams.store.live_facts import BAND_SLACK, SUBJECT_NEIGHBOURS, newest_live_fact_at
 from streams.store.vector_search import DEFAULT_TUNING, ScanTuning, nearest_per_key
 

@@ -6,7 +6,7 @@ and before the lock, sets ``lock_timeout`` / ``statement_timeout`` for the trans
 the lock wait itself is bounded (a timeout is sqlstate 55P03: transient, retried). Under
 the lock, in order:
 
-1. redelivery: the consumed offset is recorded per tenant (streams/runtime/sink.py); an
+1. redelivery: the consumed offset is recorded per tenant (streams/store/consumed_offsets.py); an
    offset already recorded for this tenant makes the whole transaction a no-op;
 2. race re-check: a staged insert whose triple went live meanwhile is dropped;
 3. renewal: an expired-but-not-superseded row (invalid_at IS NULL, valid_until <= now)
@@ -36,8 +36,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from streams.events import Dropped, FactsJudged
-from streams.runtime.sink import ConsumedOffsets
 from streams.runtime.stage import RecordContext, tenant_key
+from streams.store.consumed_offsets import ConsumedOffsets
 from streams.store.episodes import mark_semantic_done
 from streams.store.write_steps import EpisodeWriter, WriteResult
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import asyncpg
 
-from streams.ops.demo_setup import database_url_on
+from streams.demo.setup import database_url_on
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -14,16 +14,11 @@ from datetime import UTC, datetime
 
 from typer.testing import CliRunner
 
-from streams.cli import app
+from streams.cli.main import app
 from streams.events import EpisodeCompleted, decode_episode
-from streams.model.ports import EmbedInput
-from streams.ops import kafka_admin as ka
-from streams.ops.dlq import DeadLetter, list_dead_letters
-from streams.ops.range_reader import read_ranges
-from streams.settings import Settings
-from tests.support.fact_table import Row, drops, fact_table, table
-from tests.support.pipeline import Pipeline, delete_pipeline_topics, pipeline_settings
-from tests.support.pipeline_scripts import (
+from streams.kafka import admin as ka
+from streams.kafka.range_reader import read_ranges
+from streams.model.fakes.book import (
     ScriptBook,
     TenantScript,
     always,
@@ -32,6 +27,11 @@ from tests.support.pipeline_scripts import (
     graph,
     verdicts,
 )
+from streams.model.ports import EmbedInput
+from streams.ops.dlq import DeadLetter, list_dead_letters
+from streams.settings import Settings
+from tests.support.fact_table import Row, drops, fact_table, table
+from tests.support.pipeline import Pipeline, delete_pipeline_topics, pipeline_settings
 
 JOBS_AND_CAR = graph(
     {"google": "ORG", "honda civic": "VEHICLE"},

@@ -23,7 +23,6 @@ from streams.events import FactsJudged
 from streams.runtime.stage import RecordContext, StageDeps
 from streams.stages.write import create_stage
 from streams.store.db import create_pool
-from tests.db_support import create_fresh_database
 from tests.integration.runtime.helpers import (
     WorkerProc,
     create_topics,
@@ -42,6 +41,7 @@ from tests.integration.stages.judge_write_support import (
     seed_fact,
     snapshot,
 )
+from tests.support.db import create_fresh_database
 
 FACTORY = "tests.e2e.test_writer_crash:create_crashing_writer"
 

@@ -12,9 +12,9 @@ import pytest
 from confluent_kafka import Consumer, KafkaError, Message, Producer, TopicPartition
 from typer.testing import CliRunner
 
-from streams.cli import app
-from streams.ops.partitioning import murmur2, partition_for
-from streams.ops.topics import TopicSpec
+from streams.cli.main import app
+from streams.kafka.partitioning import murmur2, partition_for
+from streams.kafka.topics import TopicSpec
 from streams.settings import Settings
 from tests.conftest import Tenant
 

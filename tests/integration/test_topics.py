@@ -7,15 +7,16 @@ from collections.abc import Iterator
 import pytest
 from typer.testing import CliRunner
 
-from streams.cli import app
-from streams.ops.topics import (
+from streams.cli.main import app
+from streams.kafka.topics import (
     all_topics,
     create_topics,
     delete_topics,
     describe_topics,
     format_retention,
 )
-from streams.settings import STAGES, Settings
+from streams.pipeline import STAGES
+from streams.settings import Settings
 from tests.conftest import Tenant
 
 DAY = 86_400_000

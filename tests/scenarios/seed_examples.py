@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from streams.model.fakes.book import VerdictFn, always, claim, graph, verdicts
+from streams.model.fakes.scripted import hashed_vector, vector_at_similarity
 from streams.model.ports import RawGraph
-from streams.model.scripted import hashed_vector, vector_at_similarity
-from tests.db_support import TEST_EMBEDDING_DIM
-from tests.support.pipeline_scripts import VerdictFn, always, claim, graph, verdicts
+from tests.support.db import TEST_EMBEDDING_DIM
 
 DIM = TEST_EMBEDDING_DIM
 

@@ -28,10 +28,8 @@ from typing import Any
 import pytest
 
 from streams.events import EpisodeCompleted
-from streams.ops.partitioning import partition_for
-from tests.support.fact_table import Row, fact_table, judge_requests, table
-from tests.support.pipeline import Pipeline, delete_pipeline_topics, pipeline_settings
-from tests.support.pipeline_scripts import (
+from streams.kafka.partitioning import partition_for
+from streams.model.fakes.book import (
     ScriptBook,
     TenantScript,
     always,
@@ -39,6 +37,8 @@ from tests.support.pipeline_scripts import (
     episode,
     graph,
 )
+from tests.support.fact_table import Row, fact_table, judge_requests, table
+from tests.support.pipeline import Pipeline, delete_pipeline_topics, pipeline_settings
 
 CITIES = [
     "oslo", "berlin", "lisbon", "paris", "rome", "madrid", "vienna", "prague", "warsaw",

@@ -21,9 +21,9 @@ import asyncio
 import time
 import uuid
 
+from streams.model.fakes.book import ScriptBook, TenantScript, claim, episode, graph
 from tests.support.fact_table import Row, drops, fact_table
 from tests.support.pipeline import Pipeline, delete_pipeline_topics, pipeline_settings
-from tests.support.pipeline_scripts import ScriptBook, TenantScript, claim, episode, graph
 
 ADOPTED = graph({"rex": "ANIMAL"}, claim("user", "has dog", "rex"))
 

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 import pytest
 
 from streams.events import EpisodeCompleted
+from streams.model.fakes.book import ScriptBook, TenantScript, episode
 from tests.scenarios.seed_examples import SCENARIOS
 from tests.support.fact_table import (
     Row,
@@ -27,7 +28,6 @@ from tests.support.fact_table import (
     table,
 )
 from tests.support.pipeline import Pipeline, delete_pipeline_topics, pipeline_settings
-from tests.support.pipeline_scripts import ScriptBook, TenantScript, episode
 
 LIT = "literal"
 

@@ -1,11 +1,11 @@
 """The whole pipeline in one process, on the real broker and Postgres, for scenario and
 e2e tests.
 
-:class:`Pipeline` runs the six stages of ``streams.runtime.registry`` as in-process
+:class:`Pipeline` runs the six stages of ``streams.pipeline`` as in-process
 Workers (the real runtime: key-ordered lanes, Kafka transactions, dead letters), each in
 its own consumer group, concurrently on the test's event loop, with scripted models
-(tests/support/pipeline_scripts.py). :meth:`Pipeline.publish` sends EpisodeCompleted
-events with streams.publisher; :meth:`Pipeline.wait_done` returns once every given
+(streams/model/fakes/book.py). :meth:`Pipeline.publish` sends EpisodeCompleted
+events with streams.kafka.publisher; :meth:`Pipeline.wait_done` returns once every given
 episode's ledger row is terminal (``status`` and ``semantic_status`` each done, skipped or
 failed) AND the pipeline has finished that very event (its summary is stored, and the
 writer committed its FactsJudged or extraction ended it without output). The second
@@ -29,16 +29,16 @@ from typing import Any
 from pydantic import BaseModel
 
 from streams.events import EpisodeCompleted
+from streams.kafka import topics as topic_ops
+from streams.kafka.publisher import Publisher
 from streams.model.ports import Models
-from streams.ops import topics as topic_ops
-from streams.publisher import Publisher
+from streams.pipeline import STAGES, factory_of
 from streams.runtime.config import WorkerConfig
-from streams.runtime.registry import resolve
 from streams.runtime.stage import RecordContext, Routed, Stage, StageDeps
 from streams.runtime.worker import Worker
-from streams.settings import STAGES, Settings
+from streams.settings import Settings
 from streams.store.db import create_pool
-from tests.db_support import TEST_EMBEDDING_DIM, create_fresh_database
+from tests.support.db import TEST_EMBEDDING_DIM, create_fresh_database
 
 log = logging.getLogger("tests.pipeline")
 TERMINAL = ("done", "skipped", "failed")
@@ -91,7 +91,7 @@ class Progress:
         return None if summary is None or facts is None else max(summary, facts)
 
 
-class _Observed:
+class _Observed(Stage[Any]):
     """A stage as the runtime sees it, reporting to Progress when a handler returns."""
 
     def __init__(self, inner: Stage[Any], progress: Progress) -> None:
@@ -100,9 +100,15 @@ class _Observed:
         self.input_topic = inner.input_topic
         self.input_model = inner.input_model
         self.output_topic = inner.output_topic
+        self.lane_by = inner.lane_by
 
-    def __getattr__(self, attr: str) -> Any:  # lane_by, key_of: whatever the stage defines
-        return getattr(self._inner, attr)
+    def key_of(self, event: BaseModel) -> str | None:
+        return self._inner.key_of(event)
+
+    async def on_dead_letter(
+        self, event: Any, ctx: RecordContext, reason: str, error: str
+    ) -> Sequence[BaseModel | Routed]:
+        return await self._inner.on_dead_letter(event, ctx, reason, error)
 
     async def handle(self, event: BaseModel, ctx: RecordContext) -> Sequence[BaseModel | Routed]:
         source = str(getattr(event, "source_event_id", getattr(event, "event_id", "?")))
@@ -154,7 +160,7 @@ class Pipeline:
             settings=self.settings, pool=self.pool, models=self.models,
             worker_id=f"{self.settings.topic_prefix}{name}-{uuid.uuid4().hex[:6]}",
         )  # fmt: skip
-        stage = _Observed(resolve(name)(deps), self.progress)
+        stage = _Observed(factory_of(name)(deps), self.progress)
         cfg = WorkerConfig.from_settings(
             self.settings, name, group=self.group(name), concurrency=self.concurrency,
             **self.worker_overrides,

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 import yaml
 
-from streams.ops.kafka_local import render_server_properties
-from streams.settings import STAGES
+from streams.dev.kafka_local import render_server_properties
+from streams.pipeline import STAGES
 
 ROOT = Path(__file__).resolve().parents[2]
 DB_URL = "postgresql://postgres:postgres@postgres:5432/factstream"

@@ -1,5 +1,5 @@
 """deploy/k8s: every stage has a Deployment running its worker and a KEDA ScaledObject on
-its own consumer group and input topic, matching the code's stage map and settings."""
+its own consumer group and input topic, matching streams/pipeline.py and the settings."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 import yaml
 
-from streams.ops.stages_map import stage_group, stage_input_topic
-from streams.settings import STAGES, Settings
+from streams import pipeline
+from streams.pipeline import STAGES
+from streams.settings import Settings
 
 K8S = Path(__file__).resolve().parents[2] / "deploy" / "k8s"
 
@@ -70,8 +71,8 @@ def test_stage_scaled_object_watches_its_group_lag(stage: str) -> None:
     assert trigger["type"] == "kafka"
     meta = trigger["metadata"]
     settings = config_settings()
-    assert meta["consumerGroup"] == stage_group(stage)
-    assert meta["topic"] == stage_input_topic(settings, stage)
+    assert meta["consumerGroup"] == pipeline.stage(stage).group
+    assert meta["topic"] == pipeline.stage(stage).input_topic(settings)
     assert meta["bootstrapServers"] == settings.kafka_bootstrap_servers
     assert int(meta["lagThreshold"]) > 0
     assert 1 <= scaled["spec"]["minReplicaCount"] <= scaled["spec"]["maxReplicaCount"]

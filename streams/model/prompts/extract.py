@@ -3,7 +3,7 @@
 The model reads the raw messages of the episode's window (not the summary), fenced as
 untrusted data, plus what the tenant already holds, so names and predicates stay
 consistent across conversations. The answer is schema-constrained to RESPONSE_MODEL;
-the deterministic guards (streams/stages/guards.py) run on it regardless.
+the deterministic guards (streams/domain/guards.py) run on it regardless.
 """
 
 from __future__ import annotations

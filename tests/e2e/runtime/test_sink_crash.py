@@ -11,8 +11,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from streams.runtime.sink import CREATE_TABLE
-from streams.runtime.testing_stages import SINK_TABLE
+from streams.store.consumed_offsets import CREATE_TABLE
 from tests.integration.runtime.helpers import (
     SINK,
     WorkerProc,
@@ -21,6 +20,7 @@ from tests.integration.runtime.helpers import (
     produce,
     worker_env,
 )
+from tests.support.stages import SINK_TABLE
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(150)]
 PER_TENANT = [  # migration 004's change to the table of 001

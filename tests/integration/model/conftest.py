@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from streams.settings import Settings
-from tests.db_support import TEST_EMBEDDING_DIM
+from tests.support.db import TEST_EMBEDDING_DIM
 from tests.support.gemini_stub import GeminiStub, running_stub
 
 

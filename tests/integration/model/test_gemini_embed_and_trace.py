@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from streams.model.gemini import GeminiExtractor
-from streams.model.gemini_embed import GeminiEmbedder
+from streams.model.gemini.embed import GeminiEmbedder
+from streams.model.gemini.llm import GeminiExtractor
 from streams.model.loader import build_models
 from streams.model.ports import CallScope, EmbedInput, ExtractInput, ModelCallFailed
 from streams.settings import Settings
 from streams.store.db import connect
 from streams.store.llm_calls import record_calls
-from tests.db_support import TEST_EMBEDDING_DIM, create_fresh_database
+from tests.support.db import TEST_EMBEDDING_DIM, create_fresh_database
 from tests.support.gemini_stub import GeminiStub, embed_reply, error_reply, generate_reply
 
 SCOPE = CallScope(dataset="ds", project_id="p1", episode_id="ep-9")

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from streams.events import Message, Role
-from streams.model.gemini import GeminiExtractor, GeminiJudge, GeminiSummarizer
+from streams.model.gemini.llm import GeminiExtractor, GeminiJudge, GeminiSummarizer
 from streams.model.ports import (
     CallScope,
     ExtractInput,

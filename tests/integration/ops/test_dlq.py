@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from typer.testing import CliRunner
 
-from streams.cli import app
+from streams.cli.main import app
 from streams.errors import PoisonError
 from streams.ops.dlq import REDRIVEN_FROM_HEADER
 from streams.runtime.dlq import H_EXC_CLASS, dead_letter

@@ -9,10 +9,11 @@ from collections.abc import Callable
 
 from typer.testing import CliRunner
 
-from streams.cli import app
-from streams.ops.kafka_admin import admin_client
+from streams.cli.main import app
+from streams.kafka.admin import admin_client
 from streams.ops.lag import collect_lag
-from streams.settings import STAGES, Settings
+from streams.pipeline import STAGES
+from streams.settings import Settings
 from tests.conftest import Tenant
 from tests.integration.ops.kafka_helpers import cli_env, commit, fill_partitions, produce
 

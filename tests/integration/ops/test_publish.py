@@ -11,10 +11,10 @@ from pathlib import Path
 from confluent_kafka.admin import AdminClient
 from typer.testing import CliRunner
 
-from streams.cli import app
+from streams.cli.main import app
 from streams.events import EpisodeCompleted
-from streams.ops.partitioning import partition_for
-from streams.publisher import AsyncPublisher, Publisher
+from streams.kafka.partitioning import partition_for
+from streams.kafka.publisher import AsyncPublisher, Publisher
 from streams.settings import Settings
 from tests.conftest import Tenant
 from tests.integration.ops.kafka_helpers import consume_all, episode_dict, episode_json

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from confluent_kafka import Consumer
 from typer.testing import CliRunner
 
-from streams.cli import app
+from streams.cli.main import app
 from streams.events import EpisodeCompleted
 from streams.ops.reprocess import REPROCESS_OF_HEADER
 from streams.settings import Settings

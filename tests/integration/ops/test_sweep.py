@@ -11,7 +11,7 @@ from streams.events import EpisodeCompleted
 from streams.ops.sweep import SWEEPER_LOCK_KEY, run_sweeper, sweep_once
 from streams.settings import Settings
 from streams.store.db import connect
-from tests.db_support import create_fresh_database
+from tests.support.db import create_fresh_database
 
 TRANSCRIPT = [
     {"seq": 1, "role": "user", "content": "I live in Oslo", "created_at": "2026-01-01T00:00:00Z"}

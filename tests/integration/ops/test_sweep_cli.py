@@ -11,11 +11,11 @@ from typing import Any
 import asyncpg
 from typer.testing import CliRunner
 
-from streams.cli import app
+from streams.cli.main import app
 from streams.settings import Settings
 from tests.conftest import Tenant
-from tests.db_support import create_fresh_database
 from tests.integration.ops.kafka_helpers import consume_all
+from tests.support.db import create_fresh_database
 
 TRANSCRIPT = [
     {"seq": 1, "role": "user", "content": "I live in Oslo", "created_at": "2026-01-01T00:00:00Z"}

@@ -17,7 +17,7 @@ from streams.events import EpisodeCompleted
 from streams.ops.sweep import SWEEPER_LOCK_KEY, SweepReport, run_sweeper
 from streams.settings import Settings
 from streams.store.db import connect
-from tests.db_support import create_fresh_database
+from tests.support.db import create_fresh_database
 
 pytestmark = pytest.mark.timeout(120)
 # A pass every 0.3 s; a pending episode is due again 0.2 s after the last pass sent it.

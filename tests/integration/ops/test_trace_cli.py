@@ -11,16 +11,16 @@ from typing import Any
 
 from typer.testing import CliRunner
 
-from streams.cli import app
+from streams.cli.main import app
+from streams.demo.setup import EPISODES
 from streams.events import EpisodeCompleted
-from streams.ops.demo_model import create_models
-from streams.ops.demo_setup import EPISODES
+from streams.model.fakes.demo import create_models
 from streams.runtime.stage import RecordContext, StageDeps
 from streams.settings import Settings
 from streams.stages import dedup, extract, judge, resolve, write
 from streams.store.db import create_pool
 from tests.conftest import Tenant
-from tests.db_support import create_fresh_database
+from tests.support.db import create_fresh_database
 
 DIM = 64  # as the demo: hashed vectors of unrelated texts stay far apart
 

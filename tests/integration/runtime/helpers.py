@@ -24,8 +24,8 @@ from streams.runtime.records import TP, PartitionPlan
 from streams.runtime.worker import Worker
 
 REPO = Path(__file__).resolve().parents[3]
-PASSTHROUGH = "streams.runtime.testing_stages:create_passthrough"
-SINK = "streams.runtime.testing_stages:create_sink"
+PASSTHROUGH = "tests.support.stages:create_passthrough"
+SINK = "tests.support.stages:create_sink"
 
 
 def new_prefix() -> str:
@@ -169,14 +169,14 @@ def worker_env(bootstrap: str, prefix: str, **extra: Any) -> dict[str, str]:
 
 
 class WorkerProc:
-    """A real worker OS process (``python -m streams.runtime.worker_cli``), logs to a file."""
+    """A real worker OS process (``python -m streams.cli.worker``), logs to a file."""
 
     def __init__(self, env: dict[str, str], log_path: Path, *, group: str,
                  instance_id: str | None = None, factory: str = PASSTHROUGH,
                  stage: str = "passthrough", concurrency: int = 8) -> None:
         self.env = env
         self.log_path = log_path
-        self.args = [sys.executable, "-m", "streams.runtime.worker_cli", stage,
+        self.args = [sys.executable, "-m", "streams.cli.worker", stage,
                      "--stage-factory", factory, "--group", group,
                      "--concurrency", str(concurrency)]
         if instance_id:

@@ -11,10 +11,10 @@ from collections.abc import Callable
 import pytest
 
 from streams.runtime.config import WorkerConfig
-from streams.runtime.testing_stages import PassthroughStage
 from streams.runtime.worker import Worker
 from streams.settings import Settings
 from tests.integration.runtime.helpers import event, produce, running, wait_for_count
+from tests.support.stages import PassthroughStage
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -10,7 +10,6 @@ import pytest
 
 from streams.runtime.config import WorkerConfig
 from streams.runtime.dlq import DLQ_HEADERS
-from streams.runtime.testing_stages import PassthroughStage
 from streams.runtime.worker import Worker
 from streams.settings import Settings
 from tests.integration.runtime.helpers import (
@@ -20,6 +19,7 @@ from tests.integration.runtime.helpers import (
     running,
     wait_for_count,
 )
+from tests.support.stages import PassthroughStage
 
 pytestmark = pytest.mark.timeout(120)
 TENANT = "ds:poison"

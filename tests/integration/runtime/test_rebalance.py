@@ -12,7 +12,6 @@ from collections.abc import Callable
 import pytest
 
 from streams.runtime.config import WorkerConfig
-from streams.runtime.testing_stages import PassthroughStage
 from streams.runtime.worker import Worker
 from streams.settings import Settings
 from tests.integration.runtime.helpers import (
@@ -22,6 +21,7 @@ from tests.integration.runtime.helpers import (
     running,
     wait_for_count,
 )
+from tests.support.stages import PassthroughStage
 
 pytestmark = pytest.mark.timeout(150)
 

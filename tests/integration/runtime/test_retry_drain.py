@@ -15,10 +15,10 @@ import pytest
 from confluent_kafka import Producer
 
 from streams.runtime.config import WorkerConfig
-from streams.runtime.testing_stages import PassthroughStage
 from streams.runtime.worker import Worker
 from streams.settings import Settings
 from tests.integration.runtime.helpers import event, eventually, read_to_end
+from tests.support.stages import PassthroughStage
 
 pytestmark = pytest.mark.timeout(120)
 TENANT = "ds:drain"

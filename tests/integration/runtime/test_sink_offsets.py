@@ -10,7 +10,7 @@ from urllib.parse import urlsplit, urlunsplit
 import asyncpg
 import pytest
 
-from streams.runtime.sink import CREATE_TABLE, ConsumedOffsets
+from streams.store.consumed_offsets import CREATE_TABLE, ConsumedOffsets
 
 PER_TENANT = [  # what migration 004 does to the table of 001
     "ALTER TABLE consumed_offsets ADD COLUMN IF NOT EXISTS tenant text NOT NULL DEFAULT ''",

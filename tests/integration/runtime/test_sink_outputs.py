@@ -16,10 +16,10 @@ from pydantic import BaseModel
 
 from streams.runtime.config import WorkerConfig
 from streams.runtime.stage import RecordContext, Routed
-from streams.runtime.testing_stages import PassIn
 from streams.runtime.worker import Worker
 from streams.settings import Settings
 from tests.integration.runtime.helpers import event, produce, read_to_end, running, wait_for_count
+from tests.support.stages import PassIn
 
 pytestmark = pytest.mark.timeout(120)
 TENANTS = [f"ds{i}:sink" for i in range(4)]

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from streams.store.db import create_pool
-from tests.db_support import create_fresh_database
+from tests.support.db import create_fresh_database
 
 
 @pytest.fixture(scope="module")

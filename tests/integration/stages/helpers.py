@@ -9,16 +9,16 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from streams.events import EpisodeCompleted, Message, Role, Window
-from streams.model.ports import Models, RawGraph, SummaryOutput
-from streams.model.scripted import (
+from streams.model.fakes.scripted import (
     ScriptedEmbedder,
     ScriptedExtractor,
     ScriptedJudge,
     ScriptedSummarizer,
 )
+from streams.model.ports import Models, RawGraph, SummaryOutput
 from streams.runtime.stage import RecordContext, StageDeps
 from streams.settings import Settings
-from tests.db_support import TEST_EMBEDDING_DIM
+from tests.support.db import TEST_EMBEDDING_DIM
 
 COMPLETED_AT = datetime(2026, 2, 10, 18, 0, tzinfo=UTC)
 CTX = RecordContext(

@@ -1,7 +1,7 @@
 """Helpers shared by the judge and writer integration tests (real Postgres, no Kafka).
 
 Stages are driven by calling ``handle`` directly with a RecordContext; the model is a
-scripted judge (streams/model/scripted.py), never a mock.
+scripted judge (streams/model/fakes/scripted.py), never a mock.
 """
 
 from __future__ import annotations
@@ -22,17 +22,17 @@ from streams.events import (
     FactsJudged,
     Invalidation,
 )
-from streams.model.ports import JudgeInput, JudgeOutput, Models
-from streams.model.scripted import (
+from streams.model.fakes.scripted import (
     ScriptedEmbedder,
     ScriptedExtractor,
     ScriptedJudge,
     ScriptedSummarizer,
     hashed_vector,
 )
+from streams.model.ports import JudgeInput, JudgeOutput, Models
 from streams.runtime.stage import RecordContext, StageDeps
 from streams.settings import Settings
-from tests.db_support import TEST_EMBEDDING_DIM
+from tests.support.db import TEST_EMBEDDING_DIM
 
 DIM = TEST_EMBEDDING_DIM
 REL, LIT = FactKind.RELATIONSHIP, FactKind.LITERAL

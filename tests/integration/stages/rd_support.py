@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from streams.events import Entity, EntityType, Fact, FactKind, FactsExtracted, FactsResolved
-from streams.model.scripted import ScriptedEmbedder
+from streams.model.fakes.scripted import ScriptedEmbedder
 from streams.runtime.stage import RecordContext
 from streams.store.db import create_pool
-from tests.db_support import TEST_EMBEDDING_DIM, create_fresh_database
+from tests.support.db import TEST_EMBEDDING_DIM, create_fresh_database
 
 CTX = RecordContext(group="g", topic="t", partition=0, offset=0, key=None, timestamp_ms=0)
 DIM = TEST_EMBEDDING_DIM

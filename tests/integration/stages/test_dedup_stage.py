@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from streams.events import Candidate, Dropped, DropStage, FactsDeduped
-from streams.model.scripted import hashed_vector, vector_at_similarity
+from streams.model.fakes.scripted import hashed_vector, scripted_models, vector_at_similarity
 from streams.settings import Settings
 from streams.stages.dedup import DedupStage
 from tests.integration.stages.rd_support import (
@@ -19,8 +19,10 @@ from tests.integration.stages.rd_support import (
     rel,
     resolved,
 )
+from tests.support.stages import stage_deps
 
 __all__ = ["rd_pool"]  # the module-scoped fixture, imported for pytest
+
 
 SETTINGS = Settings()  # fact dedup threshold 0.95
 LARGE = "user wants large screen"
@@ -28,7 +30,8 @@ BIG = "user prefers big display"
 
 
 async def run(pool: Any, emb: Any, event: Any) -> FactsDeduped:
-    out = await DedupStage(SETTINGS, pool, emb).handle(event, CTX)
+    stage = DedupStage(stage_deps(SETTINGS, pool, scripted_models(embedder=emb)))
+    out = await stage.handle(event, CTX)
     assert len(out) == 1 and isinstance(out[0], FactsDeduped)
     return out[0]
 

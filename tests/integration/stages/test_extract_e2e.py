@@ -17,15 +17,15 @@ from typing import Any
 from confluent_kafka import Consumer
 
 from streams.events import FactsExtracted
+from streams.kafka.publisher import Publisher
 from streams.model.ports import ExtractInput, RawClaim, RawEntity, RawGraph
-from streams.publisher import Publisher
 from streams.runtime.config import WorkerConfig
 from streams.runtime.worker import Worker
 from streams.settings import Settings
 from streams.stages.extract import create_stage
 from streams.store.episodes import mark_semantic_done, next_to_release
-from tests.db_support import TEST_EMBEDDING_DIM
 from tests.integration.stages.helpers import episode, make_deps, new_tenant
+from tests.support.db import TEST_EMBEDDING_DIM
 
 CITIES = ["oslo", "berlin", "lisbon"]
 

@@ -9,11 +9,10 @@ from typing import Any
 import pytest
 
 from streams.events import DropStage, FactsJudged
-from streams.model.scripted import ScriptedJudge, hashed_vector, vector_at_similarity
+from streams.model.fakes.scripted import ScriptedJudge, hashed_vector, vector_at_similarity
 from streams.settings import Settings
 from streams.stages.judge import create_stage
 from streams.store.db import create_pool
-from tests.db_support import create_fresh_database
 from tests.integration.stages.judge_write_support import (
     DIM,
     LIT,
@@ -26,6 +25,7 @@ from tests.integration.stages.judge_write_support import (
     new_tenant,
     seed_fact,
 )
+from tests.support.db import create_fresh_database
 
 NOW = datetime.now(UTC)
 

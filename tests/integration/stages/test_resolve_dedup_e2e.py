@@ -16,8 +16,8 @@ from confluent_kafka import Consumer, Producer
 from pgvector import Vector
 
 from streams.events import EntityType, FactsDeduped
-from streams.model.ports import JudgeOutput, Models, RawGraph, SummaryOutput
-from streams.model.scripted import (
+from streams.kafka.publisher import producer_config
+from streams.model.fakes.scripted import (
     ScriptedEmbedder,
     ScriptedExtractor,
     ScriptedJudge,
@@ -25,7 +25,7 @@ from streams.model.scripted import (
     hashed_vector,
     vector_at_similarity,
 )
-from streams.publisher import producer_config
+from streams.model.ports import JudgeOutput, Models, RawGraph, SummaryOutput
 from streams.runtime.config import WorkerConfig
 from streams.runtime.stage import StageDeps
 from streams.runtime.worker import Worker

@@ -6,19 +6,22 @@ import asyncio
 from typing import Any
 
 from streams.events import EntityType, FactsResolved
-from streams.model.scripted import hashed_vector, vector_at_similarity
+from streams.model.fakes.scripted import hashed_vector, scripted_models, vector_at_similarity
 from streams.settings import Settings
 from streams.stages.resolve import ResolveStage
 from tests.integration.stages.rd_support import CTX, DIM, embedder, extracted, lit, rd_pool, rel
+from tests.support.stages import stage_deps
 
 __all__ = ["rd_pool"]  # the module-scoped fixture, imported for pytest
 
 ORG, FOOD, PERSON = EntityType.ORG, EntityType.FOOD, EntityType.PERSON
+
 SETTINGS = Settings()  # thresholds: entity 0.88
 
 
 async def run(pool: Any, emb: Any, event: Any) -> FactsResolved:
-    out = await ResolveStage(SETTINGS, pool, emb).handle(event, CTX)
+    stage = ResolveStage(stage_deps(SETTINGS, pool, scripted_models(embedder=emb)))
+    out = await stage.handle(event, CTX)
     assert len(out) == 1 and isinstance(out[0], FactsResolved)
     return out[0]
 

@@ -6,12 +6,12 @@ from typing import Any
 
 import pytest
 
+from streams.model.fakes.scripted import hashed_vector
 from streams.model.ports import EmbedInput, SummarizeInput, SummaryOutput
-from streams.model.scripted import hashed_vector
 from streams.stages.summarize import create_stage
 from streams.store.episodes import enqueue_episode, next_to_release
-from tests.db_support import TEST_EMBEDDING_DIM
 from tests.integration.stages.helpers import CTX, episode, make_deps, new_tenant
+from tests.support.db import TEST_EMBEDDING_DIM
 
 SUMMARY = "The user moved to Berlin last month."
 

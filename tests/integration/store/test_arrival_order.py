@@ -15,8 +15,8 @@ import pytest
 
 from streams.store import episodes
 from streams.store.db import create_pool
-from tests.db_support import create_fresh_database
 from tests.integration.stages.helpers import episode, new_tenant
+from tests.support.db import create_fresh_database
 
 TIMEOUT = 600.0
 

@@ -11,12 +11,11 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from streams.cli import app
+from streams.cli.main import app
 from streams.settings import Settings
 from streams.stages.write import create_stage
 from streams.store.db import create_pool
 from streams.store.facts_query import as_of, history, live_facts
-from tests.db_support import create_fresh_database
 from tests.integration.stages.judge_write_support import (
     cand,
     ctx,
@@ -26,6 +25,7 @@ from tests.integration.stages.judge_write_support import (
     judged,
     new_tenant,
 )
+from tests.support.db import create_fresh_database
 
 
 @pytest.fixture(scope="module")

@@ -17,12 +17,12 @@ import pytest
 from pgvector import Vector
 
 from streams.events import DedupedCandidate, Fact, FactKind
-from streams.model.scripted import hashed_vector, vector_at_similarity
+from streams.model.fakes.scripted import hashed_vector, vector_at_similarity
 from streams.store.db import create_pool
 from streams.store.judge_reads import live_facts_near
 from streams.store.live_facts import nearest_live_facts, newest_live_fact_at
 from streams.store.vector_search import ScanTuning
-from tests.db_support import TEST_EMBEDDING_DIM, create_fresh_database
+from tests.support.db import TEST_EMBEDDING_DIM, create_fresh_database
 
 DIM = TEST_EMBEDDING_DIM
 JOB = hashed_vector("user works at acme", DIM)

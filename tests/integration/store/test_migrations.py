@@ -10,7 +10,7 @@ from pgvector import Vector
 
 from streams.store.db import connect
 from streams.store.migrate import load_migrations, migrate
-from tests.db_support import TEST_EMBEDDING_DIM, create_fresh_database
+from tests.support.db import TEST_EMBEDDING_DIM, create_fresh_database
 
 INSERT_FACT = (
     "INSERT INTO facts (dataset, project_id, subject, predicate, object, kind, confidence,"

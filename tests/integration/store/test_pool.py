@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from streams.store.db import create_pool
-from tests.db_support import create_fresh_database
+from tests.support.db import create_fresh_database
 
 
 async def test_open_transaction_is_rolled_back_on_release(database_url: str) -> None:

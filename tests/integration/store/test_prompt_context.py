@@ -17,7 +17,7 @@ import pytest
 
 from streams.store.context import load_prompt_context
 from streams.store.db import create_pool
-from tests.db_support import create_fresh_database
+from tests.support.db import create_fresh_database
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 CLUB = 100  # facts naming one entity, more than the first window reads

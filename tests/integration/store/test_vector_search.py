@@ -21,13 +21,13 @@ from typing import Any
 import pytest
 from pgvector import Vector
 
-from streams.model.scripted import hashed_vector, vector_at_similarity
+from streams.model.fakes.scripted import hashed_vector, vector_at_similarity
 from streams.store.db import create_pool
 from streams.store.entities import nearest_same_type
 from streams.store.live_facts import nearest_live_facts
 from streams.store.tenant_indexes import TenantIndex, build_missing, tenants_without_index
 from streams.store.vector_search import ScanTuning, configure_search
-from tests.db_support import TEST_EMBEDDING_DIM, create_fresh_database
+from tests.support.db import TEST_EMBEDDING_DIM, create_fresh_database
 
 DIM = TEST_EMBEDDING_DIM
 CROWD = 2_000

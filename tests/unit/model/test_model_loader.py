@@ -7,17 +7,17 @@ from typing import Any
 
 import pytest
 
-from streams.model.gemini import GeminiExtractor, GeminiJudge, GeminiSummarizer
-from streams.model.gemini_embed import GeminiEmbedder
-from streams.model.loader import ModelProviderError, build_models
-from streams.model.ports import CallScope, Models, SummarizeInput, SummaryOutput
-from streams.model.replay import Cassette, RecordingModels, ReplayModels
-from streams.model.scripted import (
+from streams.model.fakes.scripted import (
     ScriptedEmbedder,
     ScriptedExtractor,
     ScriptedJudge,
     ScriptedSummarizer,
 )
+from streams.model.gemini.embed import GeminiEmbedder
+from streams.model.gemini.llm import GeminiExtractor, GeminiJudge, GeminiSummarizer
+from streams.model.loader import ModelProviderError, build_models
+from streams.model.ports import CallScope, Models, SummarizeInput, SummaryOutput
+from streams.model.replay import Cassette, RecordingModels, ReplayModels
 from streams.settings import Settings
 
 FACTORY_CALLS: list[Settings] = []

@@ -9,6 +9,12 @@ from pathlib import Path
 import pytest
 
 from streams.events import Message, Role, Verdict
+from streams.model.fakes.scripted import (
+    ScriptedEmbedder,
+    ScriptedExtractor,
+    ScriptedJudge,
+    ScriptedSummarizer,
+)
 from streams.model.ports import (
     CallScope,
     EmbedInput,
@@ -26,12 +32,6 @@ from streams.model.ports import (
     SummaryOutput,
 )
 from streams.model.replay import Cassette, RecordingModels, ReplayModels, replay_key
-from streams.model.scripted import (
-    ScriptedEmbedder,
-    ScriptedExtractor,
-    ScriptedJudge,
-    ScriptedSummarizer,
-)
 
 DIM = 16
 SCOPE = CallScope(dataset="shop", project_id="alice", episode_id="ep-1")

@@ -1,5 +1,5 @@
 """The chaos model provider: scripted answers through the real Gemini provider code, with
-faults injected below its retry loop (streams/ops/chaos_model.py)."""
+faults injected below its retry loop (streams/model/fakes/chaos.py)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from chaos.scenario import build
+from streams.model.fakes import chaos as chaos_model
 from streams.model.ports import CallScope, EmbedInput, ExtractInput, ModelCallFailed, Models
-from streams.ops import chaos_model
 from streams.settings import Settings
 
 SETTINGS = Settings(
@@ -21,7 +21,7 @@ SETTINGS = Settings(
 
 
 def models(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, rate: float, kinds: str) -> Models:
-    monkeypatch.setenv("FACTSTREAM_CHAOS_INNER", "chaos.script_model:create_models")
+    monkeypatch.setenv("FACTSTREAM_CHAOS_INNER", "streams.model.fakes.drill:create_models")
     monkeypatch.setenv("FACTSTREAM_CHAOS_FAULT_RATE", str(rate))
     monkeypatch.setenv("FACTSTREAM_CHAOS_FAULT_KINDS", kinds)
     monkeypatch.setenv("FACTSTREAM_CHAOS_RETRY_DELAY_S", "0.001")

@@ -8,11 +8,11 @@ from pathlib import Path
 
 from pydantic import SecretStr
 
+from streams.demo.setup import CASSETTE, CASSETTE_DIM, DEMO_MODEL, choose_models
 from streams.events import Message, Role
 from streams.model.loader import build_models
 from streams.model.ports import CallScope, ExtractInput
 from streams.model.replay import Cassette, ReplayModels
-from streams.ops.demo_setup import CASSETTE, CASSETTE_DIM, DEMO_MODEL, choose_models
 from streams.settings import Settings
 
 REQUEST = ExtractInput(

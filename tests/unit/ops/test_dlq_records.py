@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from streams.errors import PoisonError
+from streams.kafka.range_reader import RangeRecord
 from streams.ops.dlq import DeadLetter, render_payload
-from streams.ops.range_reader import RangeRecord
 from streams.runtime.dlq import H_TOPIC, dead_letter
 from streams.runtime.records import Record
 

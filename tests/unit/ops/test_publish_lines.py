@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from streams.events import MAX_EVENT_BYTES
+from streams.kafka.publisher import FailedDelivery
 from streams.ops.publish import (
     EXIT_OK,
     EXIT_SKIPPED,
@@ -15,7 +16,6 @@ from streams.ops.publish import (
     PublishSummary,
     parse_lines,
 )
-from streams.publisher import FailedDelivery
 
 
 def episode(episode_id: str, **overrides: Any) -> str:

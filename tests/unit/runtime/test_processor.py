@@ -1,5 +1,6 @@
 import json
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 from pydantic import BaseModel
@@ -10,7 +11,7 @@ from streams.runtime.dlq import error_headers
 from streams.runtime.metrics import WorkerMetrics
 from streams.runtime.processor import RecordProcessor, full_jitter
 from streams.runtime.records import Record
-from streams.runtime.stage import RecordContext, Routed
+from streams.runtime.stage import RecordContext, Routed, Stage
 
 
 class In(BaseModel):
@@ -26,7 +27,7 @@ class Out(BaseModel):
     attempt: int
 
 
-class FakeStage:
+class FakeStage(Stage[Any]):
     name = "fake"
     input_topic = "in"
     input_model = In

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Sequence
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -18,7 +19,7 @@ from streams.runtime.dlq import error_headers
 from streams.runtime.metrics import WorkerMetrics
 from streams.runtime.processor import RecordProcessor
 from streams.runtime.records import Record
-from streams.runtime.stage import RecordContext, Routed
+from streams.runtime.stage import RecordContext, Routed, Stage
 
 
 class In(BaseModel):
@@ -43,7 +44,7 @@ class FakeClock:
         self.now += s
 
 
-class OutageStage:
+class OutageStage(Stage[Any]):
     """Fails with a transient error while the clock is inside [start, start + outage_s)."""
 
     name = "fake"

@@ -1,4 +1,4 @@
-"""jsonlog, metrics server, registry, config."""
+"""jsonlog, metrics server, config."""
 
 import io
 import json
@@ -11,7 +11,6 @@ import pytest
 from streams.runtime import jsonlog
 from streams.runtime.config import WorkerConfig
 from streams.runtime.metrics import MetricsServer, WorkerMetrics
-from streams.runtime.registry import STAGE_FACTORIES, load_factory, resolve
 from streams.settings import Settings
 
 
@@ -62,16 +61,6 @@ def test_two_workers_in_one_process_have_separate_registries() -> None:
     a.record("ok")
     assert a.value("factstream_records_total", outcome="ok") == 1
     assert b.value("factstream_records_total", outcome="ok") == 0
-
-
-def test_registry_loads_specs_and_explains_unknown_stages() -> None:
-    assert load_factory("streams.runtime.testing_stages:create_passthrough").__name__ == \
-        "create_passthrough"
-    with pytest.raises(ValueError):
-        load_factory("no-colon")
-    with pytest.raises(KeyError):
-        resolve("surely-not-a-stage")
-    assert all(":" in spec for spec in STAGE_FACTORIES.values())
 
 
 def test_config_from_settings() -> None:

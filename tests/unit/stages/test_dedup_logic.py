@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from streams.domain import dedup as dl
 from streams.events import DropStage, Fact, FactKind
-from streams.model.scripted import hashed_vector, vector_at_similarity
-from streams.stages import dedup_logic as dl
+from streams.model.fakes.scripted import hashed_vector, vector_at_similarity
 from streams.store.live_facts import LiveFact
 
 DIM = 16

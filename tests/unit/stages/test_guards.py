@@ -6,10 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from streams.events import DropStage, Entity, EntityType, FactKind
-from streams.model.ports import RawClaim, RawEntity, RawGraph
-from streams.settings import Settings
-from streams.stages.guards import (
+from streams.domain.guards import (
     Claim,
     KnownEntities,
     allow_subjects,
@@ -27,6 +24,9 @@ from streams.stages.guards import (
     sanitise_date,
     validate_entity_type,
 )
+from streams.events import DropStage, Entity, EntityType, FactKind
+from streams.model.ports import RawClaim, RawEntity, RawGraph
+from streams.settings import Settings
 
 SETTINGS = Settings()
 REL, LIT = FactKind.RELATIONSHIP, FactKind.LITERAL

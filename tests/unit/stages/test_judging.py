@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from streams.domain.contradictions import LiveFact, Pair, PairRule, apply_verdicts, find_pairs
 from streams.events import Candidate, DropStage, Fact, FactKind, Verdict
-from streams.model.scripted import hashed_vector, vector_at_similarity
+from streams.model.fakes.scripted import hashed_vector, vector_at_similarity
 from streams.settings import Settings
-from streams.stages.judging import LiveFact, Pair, PairRule, apply_verdicts, find_pairs
 
 NOW = datetime(2026, 3, 1, tzinfo=UTC)
 S = Settings()

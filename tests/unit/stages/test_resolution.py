@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from streams.domain import resolution
 from streams.events import Entity, EntityType, Fact, FactKind
-from streams.model.scripted import hashed_vector, vector_at_similarity
-from streams.stages import resolution
+from streams.model.fakes.scripted import hashed_vector, vector_at_similarity
 from streams.store.entities import EntityNeighbour, EntityRow
 
 DIM = 16

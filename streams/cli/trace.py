@@ -1,0 +1,174 @@
+"""`factstream trace EPISODE [--dataset D --project P] [--full] [--json]`: one episode's path.
+
+Renders :func:`streams.store.traces.load_traces`: the ledger (status per stage, retries,
+last errors, the claim), every model request and response (truncated unless ``--full``),
+what each stage dropped and why, the facts the episode added and the facts it ended.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections import defaultdict
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+import typer
+from rich.console import Group, RenderableType
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from streams.cli.console import fail, out, settings_of
+from streams.store.traces import EpisodeTrace, load_traces, trace_to_json
+
+PREVIEW_CHARS = 600
+_STAGE_ORDER = ("extract", "resolve", "dedup", "judge", "write")
+
+
+def _time(value: Any) -> str:
+    if isinstance(value, datetime):
+        return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S")
+    return "" if value is None else str(value)
+
+
+def _json(value: Any, full: bool) -> str:
+    if isinstance(value, str):
+        with contextlib.suppress(ValueError):  # a connection without the jsonb codec
+            value = json.loads(value)
+    if full:  # everything, readable
+        return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+    text = json.dumps(value, ensure_ascii=False, default=str)  # compact: a few folded lines
+    if len(text) <= PREVIEW_CHARS:
+        return text
+    return text[:PREVIEW_CHARS] + f"\n… {len(text) - PREVIEW_CHARS} more characters (--full)"
+
+
+def ledger_table(trace: EpisodeTrace) -> Table:
+    row = trace.ledger
+    table = Table(title="ledger", title_justify="left")
+    for column in ("stage", "status", "retries", "last error / claim"):
+        table.add_column(column, overflow="fold")
+    table.add_row("summary", row["status"], str(row["retry_count"]), row["last_error"] or "")
+    table.add_row(
+        "extraction", row["semantic_status"], str(row["semantic_retry_count"]),
+        row["semantic_last_error"] or "",
+    )  # fmt: skip
+    claim = (
+        f"claimed by {row['claimed_by']} at {_time(row['claimed_at'])}"
+        if row["claimed_at"] is not None
+        else "no claim held" + (f" (last: {row['claimed_by']})" if row["claimed_by"] else "")
+    )
+    table.add_row("claim", "", "", claim)
+    return table
+
+
+def call_panels(trace: EpisodeTrace, full: bool) -> Iterator[Panel]:
+    for number, call in enumerate(trace.calls, 1):
+        tokens = (
+            f"tokens {call['input_tokens']}→{call['output_tokens']}"
+            if call["input_tokens"] is not None
+            else "tokens -"
+        )
+        title = (
+            f"#{number} {call['stage']} · {call['kind']} · {call['model']} · "
+            f"{call['latency_ms']:.0f} ms · {tokens} · attempts {call['attempts']}"
+        )
+        parts: list[RenderableType] = [
+            Text("request", style="bold"), Text(_json(call["request"], full)),
+        ]
+        if call["error"]:
+            parts += [Text("error", style="bold red"), Text(str(call["error"]))]
+        else:
+            parts += [Text("response", style="bold"), Text(_json(call["response"], full))]
+        yield Panel(Group(*parts), title=title, title_align="left", expand=True)
+
+
+def drops_tables(trace: EpisodeTrace) -> Iterator[Table]:
+    by_stage: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for drop in trace.drops:
+        by_stage[drop["stage"]].append(drop)
+    rank = {stage: i for i, stage in enumerate(_STAGE_ORDER)}
+    for stage in sorted(by_stage, key=lambda s: rank.get(s, len(rank))):
+        table = Table(title=f"dropped by {stage} ({len(by_stage[stage])})", title_justify="left")
+        for column in ("reason", "subject", "predicate", "object", "detail"):
+            table.add_column(column, overflow="fold")
+        for d in by_stage[stage]:
+            table.add_row(d["reason"], d["subject"], d["predicate"], d["object"], d["detail"])
+        yield table
+
+
+def added_table(trace: EpisodeTrace) -> Table:
+    table = Table(title=f"facts added ({len(trace.facts_added)})", title_justify="left")
+    for column in ("id", "subject", "predicate", "object", "kind", "valid from", "valid until",
+                   "now"):
+        table.add_column(column, overflow="fold")
+    for f in trace.facts_added:
+        now = "live" if f["invalid_at"] is None else f"ended: {f['invalid_reason']}"
+        if f["invalid_at"] is None and f["valid_until"] is not None:
+            now = "history (valid until set)"
+        table.add_row(
+            str(f["id"]), f["subject"], f["predicate"], f["object"], f["kind"],
+            _time(f["valid_from"]), _time(f["valid_until"]), now,
+        )  # fmt: skip
+    return table
+
+
+def ended_table(trace: EpisodeTrace) -> Table:
+    table = Table(title=f"facts ended ({len(trace.facts_ended)})", title_justify="left")
+    for column in ("id", "subject", "predicate", "object", "why", "at", "by"):
+        table.add_column(column, overflow="fold")
+    for f in trace.facts_ended:
+        table.add_row(
+            str(f["id"]), f["subject"], f["predicate"], f["object"], f["invalid_reason"] or "",
+            _time(f["invalid_at"]), f"#{f['invalidated_by']}",
+        )  # fmt: skip
+    return table
+
+
+def render(trace: EpisodeTrace, full: bool) -> Iterator[RenderableType]:
+    row = trace.ledger
+    yield Text(
+        f"episode {trace.episode_id} of {trace.dataset}:{trace.project_id}"
+        f" (session {row['session_id']}, window {row['from_seq']}..{row['to_seq']})",
+        style="bold",
+    )
+    yield ledger_table(trace)
+    yield Text(f"model calls ({len(trace.calls)})", style="bold")
+    yield from call_panels(trace, full)
+    if trace.drops:
+        yield from drops_tables(trace)
+    else:
+        yield Text("nothing dropped")
+    yield added_table(trace)
+    yield ended_table(trace)
+
+
+def trace_command(
+    ctx: typer.Context,
+    episode: Annotated[str, typer.Argument(help="The episode id.")],
+    dataset: Annotated[str | None, typer.Option(help="Only this tenant's dataset.")] = None,
+    project: Annotated[str | None, typer.Option(help="Only this tenant's project id.")] = None,
+    full: Annotated[bool, typer.Option("--full", help="Do not truncate requests.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="A JSON array of traces.")] = False,
+) -> None:
+    """Why (not) this fact: the episode's ledger, model calls, drops, facts added/ended."""
+    if (dataset is None) != (project is None):
+        raise typer.BadParameter("--dataset and --project go together")
+    url = settings_of(ctx).require_database_url()
+    traces = asyncio.run(load_traces(url, episode, dataset, project))
+    if as_json:
+        print("[" + ",\n".join(trace_to_json(t) for t in traces) + "]")
+        if not traces:
+            raise typer.Exit(1)
+        return
+    if not traces:
+        raise fail(f"no episode {episode!r}" + (f" in {dataset}:{project}" if dataset else ""))
+    if len(traces) > 1:
+        tenants = ", ".join(f"{t.dataset}:{t.project_id}" for t in traces)
+        out.print(f"[yellow]{len(traces)} tenants hold episode {episode}: {tenants}[/yellow]")
+    for trace in traces:
+        for renderable in render(trace, full):
+            out.print(renderable, soft_wrap=False)  # fold long JSON inside panels

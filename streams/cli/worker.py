@@ -1,0 +1,129 @@
+"""`factstream worker STAGE [--concurrency N] [--metrics-port P]`: run one stage worker.
+
+``register(app)`` adds the command to the main CLI; ``python -m streams.cli.worker``
+runs it standalone (tests and the bench start real worker processes this way).
+Exit codes: 0 after a clean drain, 1 after a fatal Kafka error (let the supervisor
+restart it), 2 for a usage error, 3 when a Kafka transactional call hung past
+``kafka_txn_watchdog_s`` (streams/runtime/watchdog.py; restart it too).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Annotated, Any
+
+import typer
+
+from streams.errors import ConfigError
+from streams.pipeline import StageFactory, factory_of
+from streams.runtime import jsonlog
+from streams.runtime.config import WorkerConfig, default_instance_id
+from streams.runtime.stage import StageDeps
+from streams.runtime.worker import Worker
+from streams.settings import Settings, load_settings
+
+log = logging.getLogger("streams.cli.worker")
+
+
+class LazyModels:
+    """Builds the model providers (streams.model.loader) on first use, so stages that
+    never call a model need no API key."""
+
+    def __init__(self, settings: Settings) -> None:
+        self._settings = settings
+        self._models: Any = None
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if self._models is None:
+            from streams.model.loader import build_models
+
+            self._models = build_models(self._settings)
+        return getattr(self._models, name)
+
+
+async def run_worker(
+    settings: Settings,
+    factory: StageFactory,
+    *,
+    group: str | None = None,
+    instance_id: str | None = None,
+    concurrency: int | None = None,
+    metrics_port: int | None = None,
+    pool_name: str | None = None,
+) -> int:
+    pool: Any = None
+    if settings.database_url is not None:
+        from streams.store.db import create_pool
+
+        pool = await create_pool(settings.require_database_url(), application_name=pool_name)
+    try:
+        deps = StageDeps(
+            settings=settings, pool=pool, models=LazyModels(settings),
+            worker_id=instance_id or default_instance_id(),
+        )
+        stage = factory(deps)
+        cfg = WorkerConfig.from_settings(
+            settings, stage.name, group=group, instance_id=instance_id,
+            concurrency=concurrency, metrics_port=metrics_port,
+        )
+        return await Worker(stage, cfg, install_signals=True).run()
+    finally:
+        if pool is not None:
+            await pool.close()
+
+
+def worker_command(
+    stage: Annotated[str, typer.Argument(help="Stage name (see streams/pipeline.py).")],
+    concurrency: Annotated[
+        int | None,
+        typer.Option("--concurrency", "-c", help="Records in flight (default: settings)."),
+    ] = None,
+    metrics_port: Annotated[
+        int | None, typer.Option("--metrics-port", help="Serve /metrics and /healthz here.")
+    ] = None,
+    stage_factory: Annotated[
+        str | None, typer.Option("--stage-factory", help="'package.module:factory' to run.")
+    ] = None,
+    group: Annotated[
+        str | None,
+        typer.Option("--group", envvar="FACTSTREAM_WORKER_GROUP",
+                     help="Consumer group (default factstream-<stage>)."),
+    ] = None,
+    instance_id: Annotated[
+        str | None,
+        typer.Option("--instance-id", envvar="FACTSTREAM_WORKER_INSTANCE_ID",
+                     help="Stable id: static membership + restart-stable transactional.id."),
+    ] = None,
+    log_level: Annotated[str, typer.Option("--log-level", envvar="FACTSTREAM_LOG_LEVEL")] = "INFO",
+) -> None:
+    """Run one stage worker until SIGTERM/SIGINT (drains in-flight work, then exits)."""
+    jsonlog.configure(log_level.upper())
+    logging.getLogger("librdkafka").setLevel(logging.WARNING)
+    try:
+        factory = factory_of(stage, stage_factory)
+    except (ConfigError, ImportError, AttributeError) as exc:
+        log.error("cannot start worker: %s", exc)
+        raise typer.Exit(2) from exc
+    code = asyncio.run(run_worker(
+        load_settings(), factory, group=group, instance_id=instance_id,
+        concurrency=concurrency, metrics_port=metrics_port,
+        pool_name=f"factstream-{stage}",  # pg_stat_activity shows which stage a session serves
+    ))
+    raise typer.Exit(code)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("worker")(worker_command)
+
+
+def main() -> None:
+    app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+    app.command()(worker_command)
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,266 @@
+"""`factstream demo` (and `make demo`): the whole system on the bundled conversations.
+
+Brings Kafka and Postgres up (what `dev up` does; only what it started is stopped at the
+end), creates a FRESH database ``factstream_demo`` on that server (dropped and recreated
+every run, kept afterwards for `factstream facts` / `trace`), creates this run's topics
+under the prefix ``demo.<run id>.`` (deleted at the end with their consumer groups),
+starts one `factstream worker STAGE` subprocess per stage plus `factstream sweep`,
+publishes streams/demo/data/episodes.jsonl, waits until every episode is terminal in
+the ledger, prints the facts with history and a lag summary, and stops the workers by
+SIGTERM.
+
+Models: without a Gemini API key the workers replay the bundled cassette (answers that
+our scripted demo model gave, not Gemini's). With a key they call Gemini.
+``--record-cassette`` re-records the cassette from the scripted demo model.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import shlex
+import subprocess
+import sys
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated
+
+import asyncpg
+import typer
+from confluent_kafka import KafkaException
+from rich.console import Console
+
+from streams.demo.report import print_results, terminal_state
+from streams.demo.setup import (
+    CASSETTE,
+    EPISODES,
+    SWEEP_INTERVAL_S,
+    DemoError,
+    choose_models,
+    fresh_database,
+    save_cassette,
+)
+from streams.dev import infra as devinfra
+from streams.dev.proc import DevInfraError, remember_child, tail, terminate
+from streams.kafka import topics as topic_ops
+from streams.ops.publish import publish_lines
+from streams.pipeline import STAGES
+from streams.settings import Settings
+
+
+@dataclass
+class DemoRun:
+    """What this run set up, so that exactly that is torn down."""
+
+    run_dir: Path
+    prefix: str
+    dev: Settings  # where `dev up` records what it started
+    settings: Settings | None = None
+    infra_started: list[str] = field(default_factory=list)
+    procs: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
+    topics: list[str] = field(default_factory=list)
+
+
+def factstream_cmd() -> list[str]:
+    script = Path(sys.executable).with_name("factstream")
+    if script.is_file():
+        return [str(script)]
+    return [sys.executable, "-c", "from streams.cli.main import app; app()"]
+
+
+def start_processes(run: DemoRun, env: dict[str, str], console: Console) -> None:
+    """One `factstream worker STAGE` per stage (own consumer group per run) + the sweeper."""
+    commands = {stage: ["worker", stage] for stage in STAGES} | {"sweep": ["sweep"]}
+    for name, args in commands.items():
+        log_path = run.run_dir / f"{name}.log"
+        child_env = env | {"FACTSTREAM_WORKER_GROUP": group_of(run.prefix, name)}
+        with log_path.open("wb") as log:
+            proc = subprocess.Popen(
+                factstream_cmd() + args, env=child_env, stdout=log, stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+            )  # fmt: skip
+        remember_child(proc)
+        run.procs[name] = proc
+    console.print(f"started {len(run.procs)} processes: " + ", ".join(
+        f"{name} (pid {p.pid})" for name, p in run.procs.items()) + f"; logs in {run.run_dir}")
+
+
+def group_of(prefix: str, stage: str) -> str:
+    return f"{prefix}factstream-{stage}"
+
+
+def log_tails(run: DemoRun, lines: int = 12) -> str:
+    parts = []
+    for name, proc in run.procs.items():
+        state = "running" if proc.poll() is None else f"exit {proc.returncode}"
+        path = run.run_dir / f"{name}.log"
+        parts.append(f"--- {name} (pid {proc.pid}, {state}), {path}:\n{tail(path, lines)}")
+    return "\n".join(parts)
+
+
+async def wait_terminal(
+    url: str, settings: Settings, wanted: set[tuple[str, str, str]], run: DemoRun,
+    timeout_s: float, console: Console,
+) -> None:
+    """Poll the ledger until every published episode is terminal (or fail with why)."""
+    deadline = time.monotonic() + timeout_s
+    conn = await asyncpg.connect(url)
+    last_shown = -1
+    try:
+        while True:
+            rows = await conn.fetch(
+                "SELECT dataset, project_id, episode_id, status, retry_count, semantic_status,"
+                " semantic_retry_count FROM episodes"
+            )
+            done = {
+                (r["dataset"], r["project_id"], r["episode_id"])
+                for r in rows if terminal_state(r, settings.max_retries)
+            }
+            finished = len(done & wanted)
+            if finished != last_shown:
+                console.print(f"  {finished}/{len(wanted)} episodes finished", highlight=False)
+                last_shown = finished
+            if finished == len(wanted):
+                return
+            dead = [n for n, p in run.procs.items() if p.poll() is not None]
+            if dead:
+                raise DemoError(f"{', '.join(dead)} exited early\n{log_tails(run)}")
+            if time.monotonic() > deadline:
+                missing = sorted(e for _, _, e in wanted - done)
+                raise DemoError(
+                    f"timed out after {timeout_s:.0f} s; not finished: {', '.join(missing)}\n"
+                    + log_tails(run)
+                )
+            await asyncio.sleep(0.3)
+    finally:
+        await conn.close()
+
+
+def stop(run: DemoRun, console: Console, keep_topics: bool) -> None:
+    """Stop what this run started, in reverse: workers, its topics and groups, infra."""
+    for proc in run.procs.values():
+        if proc.poll() is None:
+            proc.terminate()  # SIGTERM to all first: they drain in parallel
+    for name, proc in run.procs.items():
+        killed = terminate(proc.pid, timeout_s=30)
+        if killed:
+            console.print(f"[yellow]{name} did not drain within 30 s: killed[/yellow]")
+    if run.procs:
+        console.print(f"stopped {len(run.procs)} processes (SIGTERM)")
+    if run.settings is not None and run.topics and not keep_topics:
+        try:
+            topic_ops.delete_topics(run.settings, run.topics)
+            admin = topic_ops.admin_client(run.settings)
+            groups = [group_of(run.prefix, s) for s in STAGES]
+            for future in admin.delete_consumer_groups(groups, request_timeout=15).values():
+                with contextlib.suppress(Exception):  # a group that never committed
+                    future.result()
+            console.print(f"deleted this run's topics ({run.prefix}*) and consumer groups")
+        except Exception as exc:  # teardown goes on; say what is left behind
+            console.print(f"[yellow]could not delete topics {run.prefix}*: {exc}[/yellow]")
+    for name in run.infra_started:
+        console.print(devinfra.stop_service(run.dev, name) or f"{name}: nothing to stop")
+
+
+def run_demo(
+    settings: Settings,
+    console: Console,
+    *,
+    provider: str = "auto",
+    record: bool = False,
+    db_name: str = "factstream_demo",
+    timeout_s: float = 150.0,
+    keep_topics: bool = False,
+) -> int:
+    """The whole demo; returns the exit code (0: every episode done or skipped)."""
+    run_id = uuid.uuid4().hex[:6]
+    run_dir = devinfra.dev_path(settings) / "demo" / run_id
+    run = DemoRun(run_dir=run_dir, prefix=f"demo.{run_id}.", dev=settings)
+    run.run_dir.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    try:
+        models = choose_models(settings, provider, record, run.run_dir)
+        console.print(f"[bold]{models.banner}[/bold]")
+        console.print("[dim]bringing up kafka and postgres ...[/dim]")
+        up = devinfra.up(settings)
+        run.infra_started = list(up.started_now)
+        addr = {s.name: s.address for s in up.services}
+        for svc in up.services:
+            how = "started by the demo" if svc.name in up.started_now else "already running"
+            console.print(f"  {svc.name}: {svc.kind} ({how})")
+        url, applied = asyncio.run(fresh_database(addr["postgres"], db_name, models.dim))
+        console.print(f"fresh database {db_name} (migrations {applied}, dim {models.dim})")
+        demo_settings = Settings(
+            kafka_bootstrap_servers=addr["kafka"], database_url=url, topic_prefix=run.prefix,
+            embedding_dim=models.dim, sweep_interval_s=SWEEP_INTERVAL_S,
+            dev_dir=settings.dev_dir,
+        )  # fmt: skip
+        run.settings = demo_settings
+        specs = topic_ops.all_topics(demo_settings)
+        topic_ops.create_topics(demo_settings, specs)
+        run.topics = [s.name for s in specs]
+        console.print(f"created {len(specs)} topics under {run.prefix}")
+        env = dict(os.environ) | models.env | {
+            "FACTSTREAM_KAFKA_BOOTSTRAP_SERVERS": addr["kafka"], "FACTSTREAM_DATABASE_URL": url,
+            "FACTSTREAM_TOPIC_PREFIX": run.prefix, "FACTSTREAM_EMBEDDING_DIM": str(models.dim),
+            "FACTSTREAM_SWEEP_INTERVAL_S": str(SWEEP_INTERVAL_S),
+        }  # fmt: skip
+        start_processes(run, env, console)
+        with EPISODES.open("rb") as lines:
+            published = publish_lines(demo_settings, lines)
+        if published.skipped or published.failed or published.undelivered:
+            raise DemoError(f"publishing the demo episodes failed: {published}")
+        events = [json.loads(line) for line in EPISODES.read_text().splitlines() if line.strip()]
+        wanted = {(e["dataset"], e["project_id"], e["episode_id"]) for e in events}
+        console.print(f"published {published.published} episodes of "
+                      f"{len(published.per_tenant)} tenants; waiting for the pipeline ...")
+        asyncio.run(wait_terminal(url, demo_settings, wanted, run, timeout_s, console))
+        ok = asyncio.run(print_results(url, demo_settings, wanted, console, group_of))
+        if record and ok:
+            count = save_cassette(run.run_dir / "cassette.recording.jsonl")
+            console.print(f"wrote {count} cassette entries to {CASSETTE}")
+        console.print(
+            f"finished in {time.monotonic() - started:.0f} s. The facts stay in {db_name}:\n"
+            f"  export FACTSTREAM_DATABASE_URL={shlex.quote(url)}\n"
+            "  factstream facts demo alice --history; factstream trace carol-2"
+        )
+        return 0 if ok else 1
+    except (DemoError, DevInfraError, KafkaException, asyncpg.PostgresError, OSError) as exc:
+        console.print(f"[red]demo failed:[/red] {exc}", highlight=False)
+        return 1
+    finally:
+        stop(run, console, keep_topics)
+
+
+def demo_command(
+    ctx: typer.Context,
+    provider: Annotated[
+        str, typer.Option(help="auto: Gemini when GEMINI_API_KEY is set, else the cassette;"
+                          " or replay | gemini.")
+    ] = "auto",
+    record_cassette: Annotated[
+        bool, typer.Option("--record-cassette",
+                           help="Re-record the bundled cassette from the scripted demo model.")
+    ] = False,
+    db_name: Annotated[
+        str, typer.Option(help="Database created fresh on the configured server (dropped first).")
+    ] = "factstream_demo",
+    timeout: Annotated[float, typer.Option(help="Seconds to wait for every episode.")] = 150.0,
+    keep_topics: Annotated[
+        bool, typer.Option("--keep-topics", help="Keep this run's topics and groups.")
+    ] = False,
+) -> None:
+    """Run the whole pipeline on the bundled conversations and print the resulting facts."""
+    from streams.cli.console import out, settings_of
+
+    if provider not in ("auto", "replay", "gemini"):
+        raise typer.BadParameter("--provider is auto, replay or gemini")
+    code = run_demo(
+        settings_of(ctx), out, provider=provider, record=record_cassette, db_name=db_name,
+        timeout_s=timeout, keep_topics=keep_topics,
+    )  # fmt: skip
+    raise typer.Exit(code)

@@ -1,0 +1,164 @@
+"""Deduplication, the pure part (seed, step 3): two passes, no LLM.
+
+Exact pass: a candidate whose (subject, predicate, object) is already live, or repeats an
+earlier candidate of the batch, is dropped; unless it carries a valid_until the live row
+lacks, which makes it a closure of that row.
+
+Near-duplicate pass: a survivor whose embedding reaches the threshold against a live
+fact or an earlier survivor of the same subject is dropped. Three exceptions keep
+knowledge from vanishing:
+- the subject must agree: "sister likes hiking" is not a rewording of "user likes
+  hiking", however close the two embed (extraction rule 3: a fact about the user and a
+  fact about their thing stay separate);
+- validity must agree: a fact that ends (valid_until) says something the open-ended fact
+  it paraphrases does not ("drove honda civic" until May vs "drives honda civic"), so it
+  goes on to the judge, which pairs it with the fact it ends;
+- same subject and predicate with a different object is a change, not a repeat ("has car
+  budget of 25000" vs "... 20000" can embed above 0.95): the judge owns that pair (step 4).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from streams.domain.resolution import cosine
+from streams.events import Closure, DedupedCandidate, Dropped, DropStage, Fact
+from streams.store.live_facts import BAND_SLACK, LiveFact, Triple
+
+EXACT = "exact_duplicate"
+IN_BATCH = "in_batch_duplicate"
+NEAR = "near_duplicate"
+
+
+def _instant(value: datetime | None) -> datetime | None:
+    # A naive timestamp is taken as UTC, as asyncpg stores it.
+    if value is None or value.tzinfo is not None:
+        return value
+    return value.replace(tzinfo=UTC)
+
+
+def same_validity(a: datetime | None, b: datetime | None) -> bool:
+    return _instant(a) == _instant(b)
+
+
+def drop(fact: Fact, reason: str, detail: str) -> Dropped:
+    return Dropped(
+        stage=DropStage.DEDUP,
+        reason=reason,
+        detail=detail[:1000],
+        subject=fact.subject,
+        predicate=fact.predicate,
+        object=fact.object,
+    )
+
+
+def _quote(text: str, limit: int = 300) -> str:
+    return repr(text if len(text) <= limit else text[: limit - 1] + "…")
+
+
+@dataclass
+class ExactResult:
+    survivors: list[Fact] = field(default_factory=list)
+    closures: list[Closure] = field(default_factory=list)
+    dropped: list[Dropped] = field(default_factory=list)
+
+
+def batch_triples(facts: Sequence[Fact]) -> list[Triple]:
+    """The distinct triples of a batch, to look up live in one query."""
+    return list(dict.fromkeys(f.triple for f in facts))
+
+
+def exact_pass(facts: Sequence[Fact], live: Mapping[Triple, LiveFact]) -> ExactResult:
+    out = ExactResult()
+    first_at: dict[Triple, int] = {}
+    for i, fact in enumerate(facts):
+        if fact.triple in first_at:
+            detail = f"repeats candidate #{first_at[fact.triple]} {_quote(fact.sentence())}"
+            out.dropped.append(drop(fact, IN_BATCH, detail + " of this batch"))
+            continue
+        first_at[fact.triple] = i
+        row = live.get(fact.triple)
+        if row is None:
+            out.survivors.append(fact)
+        elif fact.valid_until is not None and not same_validity(fact.valid_until, row.valid_until):
+            # The user said the fact ended: close the live row (the writer cascades).
+            out.closures.append(
+                Closure(
+                    fact_id=row.id,
+                    subject=row.subject,
+                    predicate=row.predicate,
+                    object=row.object,
+                    valid_until=fact.valid_until,
+                )
+            )
+        else:
+            out.dropped.append(
+                drop(fact, EXACT, f"matches live fact #{row.id} {_quote(row.sentence())} exactly")
+            )
+    return out
+
+
+def near_duplicate_allowed(candidate: Fact, other: Fact | LiveFact) -> bool:
+    """Whether a high similarity to ``other`` may drop ``candidate`` (see module doc)."""
+    if candidate.subject != other.subject:
+        return False
+    if not same_validity(candidate.valid_until, other.valid_until):
+        return False
+    return not (candidate.predicate == other.predicate and candidate.object != other.object)
+
+
+@dataclass
+class NearResult:
+    candidates: list[DedupedCandidate] = field(default_factory=list)
+    dropped: list[Dropped] = field(default_factory=list)
+
+
+def near_pass(
+    survivors: Sequence[Fact],
+    vectors: Sequence[list[float]],
+    live_neighbours: Sequence[Sequence[LiveFact]],
+    threshold: float,
+    band_min: float,
+) -> NearResult:
+    """Drop near-duplicates of live facts and of earlier kept candidates, in order.
+
+    ``live_neighbours`` are each survivor's nearest live facts of its subject, best first;
+    a kept candidate carries those inside the contradiction band (>= ``band_min``) on to
+    the judge.
+    """
+    out = NearResult()
+    for fact, vec, neighbours in zip(survivors, vectors, live_neighbours, strict=True):
+        live_hit = next(
+            (
+                n
+                for n in neighbours
+                if (n.similarity or 0.0) >= threshold and near_duplicate_allowed(fact, n)
+            ),
+            None,
+        )
+        if live_hit is not None:
+            detail = (
+                f"similar to live fact #{live_hit.id} {_quote(live_hit.sentence())}"
+                f" (similarity {live_hit.similarity:.4f} >= {threshold})"
+            )
+            out.dropped.append(drop(fact, NEAR, detail))
+            continue
+        scored = [
+            (cosine(vec, kept.embedding), j)
+            for j, kept in enumerate(out.candidates)
+            if near_duplicate_allowed(fact, kept.fact)
+        ]
+        best = max((x for x in scored if x[0] >= threshold), default=None)
+        if best is not None:
+            kept_fact = out.candidates[best[1]].fact
+            detail = (
+                f"similar to earlier candidate {_quote(kept_fact.sentence())} of this batch"
+                f" (similarity {best[0]:.4f} >= {threshold})"
+            )
+            out.dropped.append(drop(fact, NEAR, detail))
+            continue
+        band = [n.id for n in neighbours if (n.similarity or 0.0) >= band_min - BAND_SLACK]
+        out.candidates.append(DedupedCandidate(fact=fact, embedding=vec, band_neighbours=band))
+    return out

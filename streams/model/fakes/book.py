@@ -1,0 +1,199 @@
+"""Scripted models for whole-pipeline tests: one script per tenant, routed by the request.
+
+Many scenarios share one running pipeline (one set of workers, many tenants), so the
+models the workers hold are routers: every request names its tenant and episode in
+``request.scope``, and a :class:`ScriptBook` answers it from that tenant's
+:class:`TenantScript` with our own scripted providers (streams/model/fakes/scripted.py).
+
+A tenant script says, per episode, what the extractor returns (a RawGraph, or an
+exception to raise), how the judge answers a pair (a function of the two texts it is
+shown), and which texts embed where (a table for ScriptedEmbedder; texts not in it get
+a stable hashed vector).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from streams.events import EpisodeCompleted, Message, Role, Window
+from streams.model.fakes.scripted import (
+    ScriptedEmbedder,
+    ScriptedExtractor,
+    ScriptedJudge,
+    ScriptedSummarizer,
+)
+from streams.model.ports import (
+    CallScope,
+    EmbedInput,
+    ExtractInput,
+    JudgedPair,
+    JudgeInput,
+    JudgeOutput,
+    ModelResult,
+    Models,
+    RawClaim,
+    RawEntity,
+    RawGraph,
+    SummarizeInput,
+    SummaryOutput,
+)
+
+# (candidate text, existing text) -> "old" | "new" | "neither"; texts as the judge sees
+# them: "subject predicate object", plus " (from …)"/" (until …)" when dated.
+VerdictFn = Callable[[str, str], str]
+
+
+@dataclass
+class TenantScript:
+    """What "the model" says for one tenant."""
+
+    graphs: Mapping[str, RawGraph | Exception] = field(default_factory=dict)
+    verdict: VerdictFn | None = None  # None: every pair is "neither"
+    judge_error: Exception | None = None  # set: every judge call fails with it
+    vectors: dict[str, list[float]] = field(default_factory=dict)
+    # Returns the error an embedding request fails with, or None (checked per call).
+    embed_fail: Callable[[EmbedInput], Exception | None] | None = None
+
+
+class ScriptBook:
+    """Tenant scripts, and Models whose every call is answered from them."""
+
+    def __init__(self, dim: int) -> None:
+        self.dim = dim
+        self._scripts: dict[tuple[str, str], TenantScript] = {}
+        self._embedders: dict[tuple[str, str], ScriptedEmbedder] = {}
+
+    def add(self, dataset: str, project_id: str, script: TenantScript) -> TenantScript:
+        key = (dataset, project_id)
+        self._scripts[key] = script
+
+        def fail(request: EmbedInput) -> Exception | None:
+            return None if script.embed_fail is None else script.embed_fail(request)
+
+        self._embedders[key] = ScriptedEmbedder(self.dim, table=script.vectors, fail=fail)
+        return script
+
+    def script(self, scope: CallScope) -> TenantScript:
+        try:
+            return self._scripts[(scope.dataset, scope.project_id)]
+        except KeyError:
+            raise LookupError(f"no script for tenant {scope.dataset}:{scope.project_id}") from None
+
+    def models(self) -> Models:
+        return Models(
+            extractor=ScriptedExtractor(self._extract),
+            judge=ScriptedJudge(self._judge),
+            summarizer=ScriptedSummarizer(self._summarize),
+            embedder=_RoutedEmbedder(self),
+        )
+
+    def embedder(self, scope: CallScope) -> ScriptedEmbedder:
+        self.script(scope)
+        return self._embedders[(scope.dataset, scope.project_id)]
+
+    def _extract(self, request: ExtractInput) -> RawGraph:
+        answer = self.script(request.scope).graphs.get(request.scope.episode_id)
+        if answer is None:
+            raise LookupError(f"no scripted graph for episode {request.scope.episode_id}")
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    def _judge(self, request: JudgeInput) -> JudgeOutput:
+        script = self.script(request.scope)
+        if script.judge_error is not None:
+            raise script.judge_error
+        decide = script.verdict or (lambda _c, _e: "neither")
+        return JudgeOutput.model_validate(
+            {
+                "verdicts": [
+                    JudgedPair.model_validate(
+                        {"pair_id": p.pair_id, "verdict": decide(p.candidate, p.existing)}
+                    )
+                    for p in request.pairs
+                ]
+            }
+        )
+
+    def _summarize(self, request: SummarizeInput) -> SummaryOutput:
+        first = request.messages[0].content if request.messages else ""
+        return SummaryOutput(summary=f"The user said: {first}")
+
+
+class _RoutedEmbedder:
+    def __init__(self, book: ScriptBook) -> None:
+        self.book = book
+
+    async def embed(self, request: EmbedInput) -> ModelResult[list[list[float]]]:
+        return await self.book.embedder(request.scope).embed(request)
+
+
+# --- builders ------------------------------------------------------------------------------
+
+
+def claim(
+    subject: str,
+    predicate: str,
+    obj: str,
+    *,
+    conf: float = 0.9,
+    since: str | None = None,
+    until: str | None = None,
+    quote: str = "",
+) -> RawClaim:
+    return RawClaim(
+        subject=subject, predicate=predicate, object=obj, confidence=conf,
+        sourceQuote=quote or f"{subject} {predicate} {obj}", validFrom=since, validUntil=until,
+    )  # fmt: skip
+
+
+def graph(entities: Mapping[str, str], *claims: RawClaim) -> RawGraph:
+    """Claims whose object is a listed entity go in relationships[], the rest in
+    literalFacts[] (the guards decide edge or attribute again anyway)."""
+    names = {n.lower() for n in entities}
+    return RawGraph(
+        entities=[RawEntity(name=n, type=t) for n, t in entities.items()],
+        relationships=[c for c in claims if c.object.lower() in names],
+        literalFacts=[c for c in claims if c.object.lower() not in names],
+    )
+
+
+def sentence(text: str) -> str:
+    """The judge's text of a fact without its dates: "user works at acme (from …)" -> "user
+    works at acme"."""
+    return text.split(" (", 1)[0]
+
+
+def verdicts(table: Mapping[tuple[str, str], str], default: str = "neither") -> VerdictFn:
+    """Answers by (candidate sentence, existing sentence); anything else gets ``default``."""
+    return lambda cand, existing: table.get((sentence(cand), sentence(existing)), default)
+
+
+def always(verdict: str) -> VerdictFn:
+    return lambda _cand, _existing: verdict
+
+
+BASE_TIME = datetime(2026, 11, 20, 18, 0, tzinfo=UTC)
+
+
+def episode(
+    dataset: str,
+    project_id: str,
+    episode_id: str,
+    text: str,
+    *,
+    session_id: str = "s-1",
+    completed_at: datetime = BASE_TIME,
+) -> EpisodeCompleted:
+    """One user turn and the assistant's reply, as an application would publish them."""
+    messages = [
+        Message(seq=1, role=Role.USER, content=text,
+                created_at=completed_at - timedelta(minutes=1)),
+        Message(seq=2, role=Role.ASSISTANT, content="Noted.", created_at=completed_at),
+    ]
+    return EpisodeCompleted(
+        dataset=dataset, project_id=project_id, episode_id=episode_id, session_id=session_id,
+        window=Window(from_seq=1, to_seq=2), messages=messages, completed_at=completed_at,
+    )  # fmt: skip

@@ -1,0 +1,237 @@
+"""The Gemini provider (google-genai): extract, judge and summarize as JSON calls.
+
+Every call is schema-constrained (the pydantic output model is the response schema),
+temperature 0 and thinking off (the seed: extraction is pattern matching, and thinking
+was seen to spiral for minutes on trivial inputs). The reply is re-validated with
+pydantic, so JSON that is malformed or breaks the schema is a ModelCallFailed, never a
+crash further down. Retries live in streams/model/retry.py; the SDK's own are off.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
+
+from google import genai
+from google.genai import types
+from pydantic import BaseModel, ValidationError
+
+from streams.errors import ConfigError
+from streams.model.ports import (
+    CallKind,
+    CallRecord,
+    ExtractInput,
+    JudgeInput,
+    JudgeOutput,
+    ModelCallFailed,
+    ModelResult,
+    RawGraph,
+    SummarizeInput,
+    SummaryOutput,
+)
+from streams.model.prompts import extract as extract_prompt
+from streams.model.prompts import judge as judge_prompt
+from streams.model.prompts import summarize as summarize_prompt
+from streams.model.retry import RetriesExhausted, RetryPolicy, with_retries
+from streams.settings import Settings
+
+log = logging.getLogger(__name__)
+
+Req = TypeVar("Req", bound=BaseModel)
+Out = TypeVar("Out", bound=BaseModel)
+
+_ERROR_CHARS = 2000
+
+
+class GeminiConfigError(ConfigError, ValueError):
+    """The settings cannot build a Gemini client (no API key)."""
+
+
+def make_client(settings: Settings) -> genai.Client:
+    """One client per process; its own retries off, its HTTP timeout = llm_timeout_s."""
+    if settings.gemini_api_key is None or not settings.gemini_api_key.get_secret_value():
+        raise GeminiConfigError(
+            "model provider 'gemini' needs an API key: set FACTSTREAM_GEMINI_API_KEY (or"
+            " GEMINI_API_KEY), or choose FACTSTREAM_MODEL_PROVIDER=replay for the recorded"
+            " cassette"
+        )
+    http_options = types.HttpOptions(
+        base_url=settings.gemini_base_url,
+        timeout=max(1, round(settings.llm_timeout_s * 1000)),  # milliseconds
+        # attempts=1: tenacity stops after one try, and the SDK's implicit aiohttp
+        # reconnect-and-retry is skipped too, so streams/model/retry.py is the only loop.
+        retry_options=types.HttpRetryOptions(attempts=1),
+    )
+    return genai.Client(
+        api_key=settings.gemini_api_key.get_secret_value(), http_options=http_options
+    )
+
+
+def describe_error(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"[:_ERROR_CHARS]
+
+
+def elapsed_ms(started: float) -> float:
+    return (time.perf_counter() - started) * 1000
+
+
+def log_retry(kind: str, model: str) -> Callable[[int, BaseException], None]:
+    def on_error(attempt: int, exc: BaseException) -> None:
+        log.warning("gemini %s (%s) attempt %d failed: %s", kind, model, attempt, exc)
+
+    return on_error
+
+
+def _finish_reason(response: types.GenerateContentResponse) -> str | None:
+    if response.candidates and response.candidates[0].finish_reason is not None:
+        reason = response.candidates[0].finish_reason
+        return str(getattr(reason, "value", reason))
+    feedback = response.prompt_feedback
+    if feedback is not None and feedback.block_reason is not None:
+        return f"blocked: {getattr(feedback.block_reason, 'value', feedback.block_reason)}"
+    return None
+
+
+class GeminiJsonCall(Generic[Req, Out]):
+    """One schema-constrained generateContent call per request, with retries and a record."""
+
+    def __init__(
+        self,
+        client: genai.Client,
+        settings: Settings,
+        kind: CallKind,
+        model: str,
+        render: Callable[[Req], str],
+        response_model: type[Out],
+    ) -> None:
+        self.client, self.kind, self.model = client, kind, model
+        self.render, self.response_model = render, response_model
+        self.policy = RetryPolicy.from_settings(settings)
+        self.config = types.GenerateContentConfig(
+            response_mime_type="application/json",
+            response_schema=response_model,
+            temperature=0,
+            thinking_config=types.ThinkingConfig(thinking_budget=0),
+        )
+
+    def _request_record(self, prompt: str) -> dict[str, Any]:
+        return {
+            "model": self.model,
+            "prompt": prompt,
+            "config": {
+                "response_mime_type": "application/json",
+                "response_schema": self.response_model.__name__,
+                "temperature": 0,
+                "thinking_budget": 0,
+                "timeout_s": self.policy.timeout_s,
+            },
+        }
+
+    def _record(self, request: dict[str, Any], started: float, **fields: Any) -> CallRecord:
+        return CallRecord(self.kind, self.model, request, latency_ms=elapsed_ms(started), **fields)
+
+    async def __call__(self, request: Req) -> ModelResult[Out]:
+        prompt = self.render(request)
+        record_request = self._request_record(prompt)
+        started = time.perf_counter()
+        try:
+            response, attempts = await with_retries(
+                lambda: self.client.aio.models.generate_content(
+                    model=self.model, contents=prompt, config=self.config
+                ),
+                self.policy,
+                on_error=log_retry(self.kind, self.model),
+            )
+        except RetriesExhausted as exc:
+            record = self._record(
+                record_request,
+                started,
+                response=None,
+                attempts=exc.attempts,
+                error=describe_error(exc.error),
+            )
+            raise ModelCallFailed(
+                f"gemini {self.kind} call ({self.model}) failed after {exc.attempts}"
+                f" attempt(s): {describe_error(exc.error)}",
+                [record],
+            ) from exc.error
+
+        usage = response.usage_metadata
+        tokens = {
+            "input_tokens": usage.prompt_token_count if usage else None,
+            "output_tokens": usage.candidates_token_count if usage else None,
+        }
+        text = response.text
+        try:
+            value = self.response_model.model_validate_json(text or "")
+        except ValidationError as exc:
+            # Schema-constrained output can still arrive truncated (MAX_TOKENS), blocked
+            # (no text) or off-schema; at temperature 0 a retry would repeat it.
+            error = (
+                f"reply is not a valid {self.response_model.__name__} (finish reason"
+                f" {_finish_reason(response)}): {exc}"
+            )[:_ERROR_CHARS]
+            record = self._record(
+                record_request,
+                started,
+                response={"text": text},
+                attempts=attempts,
+                error=error,
+                **tokens,
+            )
+            raise ModelCallFailed(f"gemini {self.kind} call: {error}", [record]) from exc
+        record = self._record(
+            record_request,
+            started,
+            response=value.model_dump(mode="json"),
+            attempts=attempts,
+            **tokens,
+        )
+        return ModelResult(value, [record])
+
+
+class GeminiExtractor:
+    def __init__(self, settings: Settings, client: genai.Client | None = None) -> None:
+        self._call = GeminiJsonCall[ExtractInput, RawGraph](
+            client or make_client(settings),
+            settings,
+            "extract",
+            settings.extract_model,
+            extract_prompt.render,
+            extract_prompt.RESPONSE_MODEL,
+        )
+
+    async def extract(self, request: ExtractInput) -> ModelResult[RawGraph]:
+        return await self._call(request)
+
+
+class GeminiJudge:
+    def __init__(self, settings: Settings, client: genai.Client | None = None) -> None:
+        self._call = GeminiJsonCall[JudgeInput, JudgeOutput](
+            client or make_client(settings),
+            settings,
+            "judge",
+            settings.judge_model,
+            judge_prompt.render,
+            judge_prompt.RESPONSE_MODEL,
+        )
+
+    async def judge(self, request: JudgeInput) -> ModelResult[JudgeOutput]:
+        return await self._call(request)
+
+
+class GeminiSummarizer:
+    def __init__(self, settings: Settings, client: genai.Client | None = None) -> None:
+        self._call = GeminiJsonCall[SummarizeInput, SummaryOutput](
+            client or make_client(settings),
+            settings,
+            "summarize",
+            settings.summarize_model,
+            summarize_prompt.render,
+            summarize_prompt.RESPONSE_MODEL,
+        )
+
+    async def summarize(self, request: SummarizeInput) -> ModelResult[SummaryOutput]:
+        return await self._call(request)
