@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import asyncpg
 import psutil
@@ -32,7 +32,8 @@ from prometheus_client.parser import text_string_to_metric_families
 from streams.kafka import topics as topic_ops
 from streams.pipeline import STAGES
 from streams.settings import Settings
-from streams.store.migrate import migrate
+from streams.store import databases
+from streams.store.databases import create_database, unique_name
 
 REPO = Path(__file__).resolve().parents[1]
 FACTSTREAM = Path(sys.executable).with_name("factstream")
@@ -42,31 +43,13 @@ PROVIDER = "streams.model.fakes.bench:create_models"
 # --- database and topics ------------------------------------------------------------------
 
 
-def _with_database(url: str, name: str) -> str:
-    parts = urlsplit(url)
-    return urlunsplit((parts.scheme, parts.netloc, "/" + name, parts.query, parts.fragment))
-
 
 async def fresh_database(server_url: str, dim: int) -> str:
-    name = f"fs_bench_{uuid.uuid4().hex[:10]}"
-    admin = await asyncpg.connect(server_url)
-    try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await admin.close()
-    url = _with_database(server_url, name)
-    await migrate(url, dim)
-    return url
+    return await create_database(server_url, unique_name("fs_bench"), embedding_dim=dim)
 
 
 async def drop_database(server_url: str, url: str) -> None:
-    admin = await asyncpg.connect(server_url)
-    try:
-        await admin.execute(
-            f'DROP DATABASE IF EXISTS "{urlsplit(url).path.lstrip("/")}" WITH (FORCE)'
-        )
-    finally:
-        await admin.close()
+    await databases.drop_database(server_url, url)
 
 
 def database_name(url: str) -> str:

@@ -21,23 +21,22 @@ import json
 import math
 import statistics
 import time
-import uuid
 import zlib
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 
-from streams.domain.resolution import normalize_name
+from streams.domain.names import canonical_name
 from streams.events import Entity, EntityType, Fact, FactKind, FactsExtracted
 from streams.model.fakes.scripted import ScriptedEmbedder, hashed_vector, scripted_models
 from streams.runtime.stage import RecordContext, StageDeps
 from streams.settings import Settings
 from streams.stages.dedup import DedupStage
 from streams.stages.resolve import ResolveStage
+from streams.store import databases
+from streams.store.databases import create_database, unique_name
 from streams.store.db import create_pool
-from streams.store.migrate import migrate
 from streams.store.tenant_indexes import TenantIndex, build_missing
 from streams.store.vector_search import DEFAULT_TUNING, ScanTuning
 
@@ -47,24 +46,11 @@ PREDICATES = ["likes", "owns", "visited", "knows", "works with", "plans", "uses"
 
 
 async def fresh_database(server_url: str, dim: int) -> str:
-    name = f"fs_bench_{uuid.uuid4().hex[:8]}"
-    admin = await asyncpg.connect(server_url)
-    try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await admin.close()
-    parts = urlsplit(server_url)
-    url = urlunsplit((parts.scheme, parts.netloc, "/" + name, parts.query, parts.fragment))
-    await migrate(url, dim)
-    return url
+    return await create_database(server_url, unique_name("fs_bench"), embedding_dim=dim)
 
 
 async def drop_database(server_url: str, url: str) -> None:
-    admin = await asyncpg.connect(server_url)
-    try:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{urlsplit(url).path.lstrip("/")}"')
-    finally:
-        await admin.close()
+    await databases.drop_database(server_url, url)
 
 
 async def load_tenant(url: str, dataset: str, n: int, dim: int, clusters: int) -> float:
@@ -190,7 +176,7 @@ class Tenant:
         event = episode(self.dataset, self.next, self.n)
         self.next += 1
         if self.centers:  # the scripted embedder answers with vectors shaped like the data
-            texts = [normalize_name(e.name) for e in event.entities]
+            texts = [canonical_name(e.name) for e in event.entities]
             texts += [f.sentence() for f in event.facts]
             self.embedder.table = {t: clustered_vector(t, self.centers) for t in texts}
         t0 = time.perf_counter()

@@ -25,7 +25,8 @@ from chaos.scenario import Scenario
 from chaos.setup import fresh_database, run_env
 from chaos.state import dead_letter_count, terminal_episodes
 from streams.kafka import topics as topic_ops
-from streams.kafka.publisher import Publisher, producer_config
+from streams.kafka.client import producer_config
+from streams.kafka.publisher import Publisher
 from streams.ops.lag import collect_lag
 from streams.pipeline import STAGES
 from streams.settings import Settings

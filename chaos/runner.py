@@ -10,7 +10,6 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import asyncpg
 from rich.console import Console
 from rich.table import Table
 
@@ -23,6 +22,7 @@ from chaos.scenario import build
 from chaos.state import DbState, DeadLetterSeen, read_db, read_dead_letters, read_fault_log
 from streams.kafka import topics as topic_ops
 from streams.settings import Settings
+from streams.store.databases import drop_database
 
 
 @dataclass
@@ -80,13 +80,8 @@ async def _collect(run: RunResult) -> tuple[DbState, list[DeadLetterSeen]]:
 
 async def drop_databases(server_url: str, result: DrillResult) -> None:
     """Drop both runs' databases (the CI drill; `make chaos` keeps them to look at)."""
-    conn = await asyncpg.connect(server_url)
-    try:
-        for run in (result.base, result.chaos):
-            name = run.database_url.rsplit("/", 1)[-1].split("?")[0]
-            await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    finally:
-        await conn.close()
+    for run in (result.base, result.chaos):
+        await drop_database(server_url, run.database_url)
 
 
 def _describe_faults(rec: rc.Reconciliation, profile: Profile, chaos: RunResult) -> None:

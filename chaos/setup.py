@@ -4,34 +4,19 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
-
-import asyncpg
 
 from chaos.procs import worker_env
 from chaos.profile import EMBEDDING_DIM, MAX_RECORD_BYTES, Profile
 from streams.settings import Settings
-from streams.store.migrate import migrate
+from streams.store.databases import create_database
 
 CHAOS_MODEL = "streams.model.fakes.chaos:create_models"
 SCRIPT_MODEL = "streams.model.fakes.drill:create_models"
 
 
-def db_url(server_url: str, name: str) -> str:
-    parts = urlsplit(server_url)
-    return urlunsplit((parts.scheme, parts.netloc, "/" + name, parts.query, parts.fragment))
-
 
 async def fresh_database(server_url: str, name: str) -> str:
-    admin = await asyncpg.connect(server_url)
-    try:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await admin.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await admin.close()
-    url = db_url(server_url, name)
-    await migrate(url, EMBEDDING_DIM)
-    return url
+    return await create_database(server_url, name, replace=True, embedding_dim=EMBEDDING_DIM)
 
 
 def run_env(profile: Profile, settings: Settings, url: str, fault_rate: float,

@@ -1,4 +1,4 @@
-"""Small helpers shared by the operator commands (publish, replay, lag, dlq)."""
+"""What every command shares: the consoles, the settings of the invocation, errors, parsers."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import typer
 from rich.console import Console
 
-from streams.settings import Settings
+from streams.settings import Settings, load_settings
 
 # Pipes and CI logs: a fixed width, so tables do not fold at 80 columns (as streams/cli/main.py).
 _width = None if sys.stdout.isatty() else 160
@@ -17,10 +17,11 @@ err = Console(stderr=True, soft_wrap=True, width=_width)
 
 
 def settings_of(ctx: typer.Context) -> Settings:
-    # streams.cli.main imports the command modules, so its helper is imported at call time.
-    from streams.cli.main import settings_of as read_once
-
-    return read_once(ctx)
+    """The settings of this invocation (read from the environment on first use, once)."""
+    root = ctx.find_root()
+    if not isinstance(root.obj, Settings):
+        root.obj = load_settings()
+    return root.obj
 
 
 def fail(message: object, code: int = 1) -> typer.Exit:

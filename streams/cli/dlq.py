@@ -6,11 +6,11 @@ import json
 from typing import Annotated
 
 import typer
-from confluent_kafka import KafkaException
 from rich.table import Table
 
 from streams import pipeline
 from streams.cli.console import fail, fmt_time, out, parse_record_id, settings_of
+from streams.kafka.client import KafkaFailure
 from streams.ops import dlq
 from streams.ops.redrive_ledger import redrive_group
 from streams.runtime.dlq import H_ATTEMPT, H_STACK
@@ -49,7 +49,7 @@ def dlq_list(
     settings = settings_of(ctx)
     try:
         letters = dlq.list_dead_letters(settings, _stage(stage), tenant=tenant, reason=reason)
-    except (LookupError, KafkaException, TimeoutError) as exc:
+    except (LookupError, KafkaFailure, TimeoutError) as exc:
         raise fail(exc) from exc
     shown = letters[-limit:] if limit > 0 else letters
     if as_json:
@@ -91,7 +91,7 @@ def dlq_show(
     partition, offset = parse_record_id(record)
     try:
         letter = dlq.get_dead_letter(settings, _stage(stage), partition, offset)
-    except (LookupError, KafkaException, TimeoutError) as exc:
+    except (LookupError, KafkaFailure, TimeoutError) as exc:
         raise fail(exc) from exc
     rec = letter.record
     when = fmt_time(rec.timestamp_ms)
@@ -134,7 +134,7 @@ def dlq_redrive(
         result = dlq.redrive(
             settings, _stage(stage), tenant=tenant, reason=reason, only=only, dry_run=dry_run
         )
-    except (LookupError, KafkaException, RuntimeError, TimeoutError) as exc:
+    except (LookupError, KafkaFailure, RuntimeError, TimeoutError) as exc:
         raise fail(exc) from exc
     verb = "would redrive" if dry_run else "redrove"
     table = Table(title=f"{verb} {len(result.redriven)} dead letter(s) of {stage}")

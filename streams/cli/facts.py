@@ -10,14 +10,14 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
+from streams.cli.console import settings_of
+from streams.cli.tables import fact_table, show_time
 from streams.store import facts_query
 from streams.store.db import connect
 from streams.store.facts_query import FactRow
@@ -46,27 +46,6 @@ async def load(
         await conn.close()
 
 
-def _time(value: datetime | None) -> str:
-    return "" if value is None else value.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S")
-
-
-def render_table(rows: Sequence[FactRow], title: str, *, temporal: bool) -> Table:
-    table = Table(title=title)
-    columns = ["id", "subject", "predicate", "object", "valid from", "valid until"]
-    if temporal:
-        columns += ["created", "ended", "reason", "by"]
-    for column in columns:
-        table.add_column(column, overflow="fold")
-    for r in rows:
-        cells = [str(r.id), r.subject, r.predicate, r.object, _time(r.valid_from)]
-        cells.append(_time(r.valid_until))
-        if temporal:
-            by = "" if r.invalidated_by is None else f"#{r.invalidated_by}"
-            cells += [_time(r.created_at), _time(r.invalid_at), r.invalid_reason or "", by]
-        table.add_row(*cells)
-    return table
-
-
 def facts_command(
     ctx: typer.Context,
     dataset: Annotated[str, typer.Argument(help="The tenant's dataset.")],
@@ -81,8 +60,6 @@ def facts_command(
     as_json: Annotated[bool, typer.Option("--json", help="One JSON array on stdout.")] = False,
 ) -> None:
     """Print a tenant's facts: live ones, or the whole history, or as of a time."""
-    from streams.cli.main import settings_of  # the CLI imports this module: import lazily
-
     if as_of is not None and full_history:
         raise typer.BadParameter("--as-of and --history do not combine; pick one")
     at = parse_time(as_of) if as_of is not None else None
@@ -91,9 +68,9 @@ def facts_command(
     if as_json:
         print(json.dumps([r.as_json() for r in rows], indent=2))
         return
-    what = f"as of {_time(at)}" if at is not None else "history" if full_history else "live"
+    what = f"as of {show_time(at)}" if at is not None else "history" if full_history else "live"
     title = f"facts of {dataset}:{project} ({what}, {len(rows)} rows)"
     width = None if sys.stdout.isatty() else 160
     Console(soft_wrap=True, width=width).print(
-        render_table(rows, title, temporal=at is not None or full_history)
+        fact_table(rows, title, temporal=at is not None or full_history)
     )

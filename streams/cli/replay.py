@@ -6,13 +6,13 @@ from datetime import UTC, datetime
 from typing import Annotated
 
 import typer
-from confluent_kafka import KafkaException
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from streams import pipeline
 from streams.cli.console import fail, out, parse_partitions, settings_of
 from streams.kafka import admin as ka
+from streams.kafka.client import KafkaFailure
 from streams.ops.replay import GroupActiveError, ReplayPlan, execute_plan, plan_replay, reset_spec
 from streams.ops.reprocess import reprocess
 
@@ -82,7 +82,7 @@ def replay_command(
             spec=spec,
             partitions=parse_partitions(partitions),
         )
-    except (ValueError, LookupError, KafkaException) as exc:
+    except (ValueError, LookupError, KafkaFailure) as exc:
         raise fail(exc) from exc
     out.print(plan_table(plan, reprocess_flag))
     if reprocess_flag:
@@ -95,7 +95,7 @@ def replay_command(
         return
     try:
         execute_plan(admin, plan)
-    except (GroupActiveError, KafkaException) as exc:
+    except (GroupActiveError, KafkaFailure) as exc:
         raise fail(exc) from exc
     out.print(
         f"moved {len(plan.partitions)} partition(s) of group {plan.group}: "
@@ -120,7 +120,7 @@ def _reprocess(ctx: typer.Context, plan: ReplayPlan, execute: bool) -> None:
             result = reprocess(
                 settings_of(ctx), plan, on_progress=lambda n: bar.advance(task, n)
             )
-        except (RuntimeError, TimeoutError, KafkaException) as exc:
+        except (RuntimeError, TimeoutError, KafkaFailure) as exc:
             raise fail(exc) from exc
     out.print(f"re-published {result.copied} episodes with reprocess=true to {plan.topic}.")
     if result.not_episodes:

@@ -25,16 +25,14 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated
 
 import asyncpg
-import typer
-from confluent_kafka import KafkaException
 from rich.console import Console
 
-from streams.demo.report import print_results, terminal_state
+from streams.demo.report import DemoResults, gather_results, terminal_state
 from streams.demo.setup import (
     CASSETTE,
     EPISODES,
@@ -47,9 +45,11 @@ from streams.demo.setup import (
 from streams.dev import infra as devinfra
 from streams.dev.proc import DevInfraError, remember_child, tail, terminate
 from streams.kafka import topics as topic_ops
+from streams.kafka.client import KafkaFailure, admin_client
 from streams.ops.publish import publish_lines
 from streams.pipeline import STAGES
 from streams.settings import Settings
+from streams.store import traces
 
 
 @dataclass
@@ -112,10 +112,7 @@ async def wait_terminal(
     last_shown = -1
     try:
         while True:
-            rows = await conn.fetch(
-                "SELECT dataset, project_id, episode_id, status, retry_count, semantic_status,"
-                " semantic_retry_count FROM episodes"
-            )
+            rows = await traces.ledger_rows(conn)
             done = {
                 (r["dataset"], r["project_id"], r["episode_id"])
                 for r in rows if terminal_state(r, settings.max_retries)
@@ -154,7 +151,7 @@ def stop(run: DemoRun, console: Console, keep_topics: bool) -> None:
     if run.settings is not None and run.topics and not keep_topics:
         try:
             topic_ops.delete_topics(run.settings, run.topics)
-            admin = topic_ops.admin_client(run.settings)
+            admin = admin_client(run.settings)
             groups = [group_of(run.prefix, s) for s in STAGES]
             for future in admin.delete_consumer_groups(groups, request_timeout=15).values():
                 with contextlib.suppress(Exception):  # a group that never committed
@@ -169,6 +166,7 @@ def stop(run: DemoRun, console: Console, keep_topics: bool) -> None:
 def run_demo(
     settings: Settings,
     console: Console,
+    show: Callable[[DemoResults], None],
     *,
     provider: str = "auto",
     record: bool = False,
@@ -219,7 +217,9 @@ def run_demo(
         console.print(f"published {published.published} episodes of "
                       f"{len(published.per_tenant)} tenants; waiting for the pipeline ...")
         asyncio.run(wait_terminal(url, demo_settings, wanted, run, timeout_s, console))
-        ok = asyncio.run(print_results(url, demo_settings, wanted, console, group_of))
+        results = asyncio.run(gather_results(url, demo_settings, wanted, group_of))
+        show(results)
+        ok = not results.failed
         if record and ok:
             count = save_cassette(run.run_dir / "cassette.recording.jsonl")
             console.print(f"wrote {count} cassette entries to {CASSETTE}")
@@ -229,38 +229,8 @@ def run_demo(
             "  factstream facts demo alice --history; factstream trace carol-2"
         )
         return 0 if ok else 1
-    except (DemoError, DevInfraError, KafkaException, asyncpg.PostgresError, OSError) as exc:
+    except (DemoError, DevInfraError, KafkaFailure, asyncpg.PostgresError, OSError) as exc:
         console.print(f"[red]demo failed:[/red] {exc}", highlight=False)
         return 1
     finally:
         stop(run, console, keep_topics)
-
-
-def demo_command(
-    ctx: typer.Context,
-    provider: Annotated[
-        str, typer.Option(help="auto: Gemini when GEMINI_API_KEY is set, else the cassette;"
-                          " or replay | gemini.")
-    ] = "auto",
-    record_cassette: Annotated[
-        bool, typer.Option("--record-cassette",
-                           help="Re-record the bundled cassette from the scripted demo model.")
-    ] = False,
-    db_name: Annotated[
-        str, typer.Option(help="Database created fresh on the configured server (dropped first).")
-    ] = "factstream_demo",
-    timeout: Annotated[float, typer.Option(help="Seconds to wait for every episode.")] = 150.0,
-    keep_topics: Annotated[
-        bool, typer.Option("--keep-topics", help="Keep this run's topics and groups.")
-    ] = False,
-) -> None:
-    """Run the whole pipeline on the bundled conversations and print the resulting facts."""
-    from streams.cli.console import out, settings_of
-
-    if provider not in ("auto", "replay", "gemini"):
-        raise typer.BadParameter("--provider is auto, replay or gemini")
-    code = run_demo(
-        settings_of(ctx), out, provider=provider, record=record_cassette, db_name=db_name,
-        timeout_s=timeout, keep_topics=keep_topics,
-    )  # fmt: skip
-    raise typer.Exit(code)

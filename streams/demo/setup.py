@@ -7,13 +7,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 
 from streams.errors import FactstreamError
 from streams.model.replay import Cassette
 from streams.settings import Settings
+from streams.store.databases import create_database
 from streams.store.migrate import migrate
 
 DEMO_DATA = Path(__file__).parent / "data"
@@ -65,27 +65,17 @@ def choose_models(settings: Settings, provider: str, record: bool, run_dir: Path
     return ModelChoice("replay", env, CASSETTE_DIM, banner)
 
 
-def database_url_on(server_url: str, name: str) -> str:
-    parts = urlsplit(server_url)
-    return urlunsplit((parts.scheme, parts.netloc, "/" + name, parts.query, parts.fragment))
-
-
 async def fresh_database(server_url: str, name: str, dim: int) -> tuple[str, list[int]]:
     """Drop and recreate ``name`` on the server, migrate it; its URL and applied versions."""
-    if not name.replace("_", "").isalnum():
-        raise DemoError(f"database name {name!r}: letters, digits and _ only")
-    admin = await asyncpg.connect(server_url)
     try:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await admin.execute(f'CREATE DATABASE "{name}"')
+        url = await create_database(server_url, name, replace=True)
+    except ValueError as exc:
+        raise DemoError(str(exc)) from exc
     except asyncpg.PostgresError as exc:
         raise DemoError(
             f"cannot recreate database {name!r} on the configured server ({exc}); the demo"
             " needs CREATEDB there, or pick another server with FACTSTREAM_DATABASE_URL"
         ) from exc
-    finally:
-        await admin.close()
-    url = database_url_on(server_url, name)
     return url, await migrate(url, dim)
 
 

@@ -25,6 +25,7 @@ from pathlib import Path
 from streams.dev import kafka_local as kl
 from streams.dev import pg_local as pl
 from streams.dev.proc import DevInfraError, docker_answers, pid_alive
+from streams.kafka.client import cluster_answers
 from streams.settings import Settings
 
 SERVICES = ("kafka", "postgres")
@@ -252,7 +253,7 @@ def status(settings: Settings) -> list[StatusRow]:
         svc = state.get(name)
         if name == "kafka" and "kafka_bootstrap_servers" in settings.model_fields_set:
             addr = settings.kafka_bootstrap_servers
-            rows.append(StatusRow(name, "external", addr, kl.kafka_answers(addr), False, None))
+            rows.append(StatusRow(name, "external", addr, cluster_answers(addr), False, None))
         elif name == "postgres" and settings.database_url is not None:
             url = settings.database_url.get_secret_value()
             shown = pl.redact(url)
@@ -263,7 +264,7 @@ def status(settings: Settings) -> list[StatusRow]:
             continue
         if svc.kind == "jars":
             alive = svc.pid is not None and pid_alive(svc.pid, "kafka.Kafka")
-            alive = alive and kl.kafka_answers(svc.address)
+            alive = alive and cluster_answers(svc.address)
         elif svc.kind == "pgserver":
             alive = pl.pgserver_pid(dev_path(settings) / "pg") is not None
         elif svc.kind == "compose":

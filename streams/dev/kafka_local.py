@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
-import logging
 import os
 import shutil
 import string
@@ -20,16 +19,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from confluent_kafka.admin import AdminClient
-
 from streams.dev.proc import DevInfraError, pid_alive, port_open, remember_child, tail, terminate
+from streams.kafka.client import cluster_answers
 
 MAIN_CLASS = "kafka.Kafka"
 STORAGE_TOOL = "kafka.tools.StorageTool"
 HEAP: tuple[str, ...] = ("-Xms1g", "-Xmx1g")
-_quiet = logging.getLogger("factstream.devinfra.librdkafka")
-_quiet.addHandler(logging.NullHandler())
-_quiet.propagate = False
 
 
 def find_deploy_dir() -> Path:
@@ -201,16 +196,6 @@ def start_broker(
     return proc.pid
 
 
-def kafka_answers(bootstrap: str, timeout_s: float = 3.0) -> bool:
-    """True when the cluster returns metadata (the broker is ready, not just listening)."""
-    admin = AdminClient({"bootstrap.servers": bootstrap}, logger=_quiet)
-    try:
-        md = admin.list_topics(timeout=timeout_s)
-    except Exception:
-        return False
-    return bool(md.brokers)
-
-
 def wait_ready(bootstrap: str, pid: int | None, log: Path | None, timeout_s: float = 60.0) -> None:
     """Wait until AdminClient.list_topics answers; raise with the log tail otherwise."""
     host, _, port = bootstrap.split(",")[0].rpartition(":")
@@ -219,7 +204,7 @@ def wait_ready(bootstrap: str, pid: int | None, log: Path | None, timeout_s: flo
         if pid is not None and not pid_alive(pid):
             where = f"\n--- {log} ---\n{tail(log)}" if log else ""
             raise DevInfraError(f"the Kafka broker (pid {pid}) exited during startup{where}")
-        if port_open(host, int(port)) and kafka_answers(bootstrap):
+        if port_open(host, int(port)) and cluster_answers(bootstrap):
             return
         time.sleep(0.5)
     where = f"\n--- {log} ---\n{tail(log)}" if log else ""

@@ -102,16 +102,10 @@ def ensure_vector(url: str, timeout_s: float = 60.0) -> str:
 
     Returns the server version string.
     """
-    import asyncpg
+    from streams.store.databases import enable_vector
 
-    async def attempt() -> str:
-        conn = await asyncpg.connect(url, timeout=5)
-        try:
-            await conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
-            version: str = await conn.fetchval("SHOW server_version")
-            return version
-        finally:
-            await conn.close()
+    def attempt() -> Any:
+        return enable_vector(url)
 
     deadline = time.monotonic() + timeout_s
     last: BaseException | None = None

@@ -21,26 +21,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 
-from streams.domain.resolution import cosine
+from streams.domain.facts import BAND_SLACK, LiveFact, Triple, same_validity
+from streams.domain.vectors import cosine
 from streams.events import Closure, DedupedCandidate, Dropped, DropStage, Fact
-from streams.store.live_facts import BAND_SLACK, LiveFact, Triple
 
 EXACT = "exact_duplicate"
 IN_BATCH = "in_batch_duplicate"
 NEAR = "near_duplicate"
-
-
-def _instant(value: datetime | None) -> datetime | None:
-    # A naive timestamp is taken as UTC, as asyncpg stores it.
-    if value is None or value.tzinfo is not None:
-        return value
-    return value.replace(tzinfo=UTC)
-
-
-def same_validity(a: datetime | None, b: datetime | None) -> bool:
-    return _instant(a) == _instant(b)
 
 
 def drop(fact: Fact, reason: str, detail: str) -> Dropped:

@@ -14,13 +14,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
+from streams.domain.graph import RawClaim, RawEntity, RawGraph
+from streams.domain.names import canonical_name, canonical_value
 from streams.events import USER_ENTITY, Dropped, DropStage, Entity, EntityType, Fact, FactKind
-from streams.model.ports import RawClaim, RawEntity, RawGraph
 from streams.settings import Settings
 
 NAME_MAX_CHARS = 200  # Entity.name, Fact.subject and Fact.predicate limits
-# How a model may say "the user" when it means the user.
-_USER_ALIASES = frozenset({"user", "the user", "i", "me", "myself", "the_user"})
 _TYPE_ALIASES = {
     "ORGANIZATION": EntityType.ORG, "ORGANISATION": EntityType.ORG, "COMPANY": EntityType.ORG,
     "LOCATION": EntityType.PLACE, "CITY": EntityType.PLACE, "COUNTRY": EntityType.PLACE,
@@ -73,13 +72,6 @@ def _drop_claim(reason: str, detail: str, c: Claim) -> Dropped:
 
 
 # --- single-value guards -----------------------------------------------------------------
-
-
-def canonical_name(name: str) -> str:
-    """Entity names (and subjects/objects) are lower-cased, stripped, whitespace collapsed;
-    the ways a model says "the user" all become "user"."""
-    text = " ".join(unicodedata.normalize("NFKC", name).lower().split())
-    return USER_ENTITY if text in _USER_ALIASES else text
 
 
 def validate_entity_type(raw_type: str) -> EntityType:
@@ -176,7 +168,7 @@ def clean_claim(
     raw: RawClaim, declared: FactKind, settings: Settings
 ) -> tuple[Claim | None, list[Dropped]]:
     """Names, predicate, length caps, confidence clamp and dates for one raw claim."""
-    subject, obj = canonical_name(raw.subject), canonical_name(raw.object)
+    subject, obj = canonical_name(raw.subject), canonical_value(raw.object)
     predicate = normalise_predicate(raw.predicate)
     claim = Claim(
         subject, predicate, cap_length(obj, settings.object_max_chars), declared,
@@ -199,11 +191,16 @@ def clean_claim(
 
 def decide_kind(claims: Sequence[Claim], entity_names: frozenset[str]) -> list[Claim]:
     """Edge or attribute, by the entity list and not by the array the model used: an
-    object naming a listed or known entity is a relationship, anything else a literal."""
-    return [
-        replace(c, kind=FactKind.RELATIONSHIP if c.object in entity_names else FactKind.LITERAL)
-        for c in claims
-    ]
+    object naming a listed or known entity is a relationship (to that entity's name),
+    anything else a literal (the value as written)."""
+    out = []
+    for c in claims:
+        name = canonical_name(c.object)
+        if name in entity_names:
+            out.append(replace(c, kind=FactKind.RELATIONSHIP, object=name))
+        else:
+            out.append(replace(c, kind=FactKind.LITERAL))
+    return out
 
 
 def user_linked_entities(claims: Sequence[Claim], known_linked: frozenset[str]) -> frozenset[str]:

@@ -9,31 +9,43 @@ the first. The result maps raw names to canonical ones, applied to every fact.
 
 from __future__ import annotations
 
-import math
-import operator
-import re
-import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from streams.domain.names import canonical_name
+from streams.domain.vectors import cosine
 from streams.events import USER_ENTITY, Entity, EntityType, Fact, FactKind
-from streams.store.entities import EntityNeighbour, EntityRow, NewEntity
-
-_EDGE_PUNCTUATION = " .,;:\"'`()[]{}"
-_SPACES = re.compile(r"\s+")
 
 Key = tuple[str, str]  # (canonical name, type)
 
 
-def normalize_name(raw: str) -> str:
-    """NFKC, lower-case, collapse whitespace, strip edge punctuation: "Acme Corp." -> "acme corp".
+@dataclass(frozen=True)
+class EntityRow:
+    """A stored entity of the tenant."""
 
-    The extraction guards already lower-case and collapse; the trailing period of an
-    abbreviation is what they leave and what would otherwise split an alias.
-    """
-    folded = _SPACES.sub(" ", unicodedata.normalize("NFKC", raw).lower()).strip()
-    return folded.strip(_EDGE_PUNCTUATION) or folded or raw
+    id: int
+    name: str
+    type: str
+
+
+@dataclass(frozen=True)
+class EntityNeighbour:
+    """The stored same-type entity nearest to an incoming one, and how near."""
+
+    id: int
+    name: str
+    type: str
+    similarity: float
+
+
+@dataclass(frozen=True)
+class NewEntity:
+    """An entity to insert, with the embedding of its name."""
+
+    name: str
+    type: str
+    embedding: list[float] | None
 
 
 @dataclass(frozen=True)
@@ -48,7 +60,7 @@ class Incoming:
 
 
 def incoming(entities: Sequence[Entity]) -> list[Incoming]:
-    return [Incoming(e, normalize_name(e.name), e.type) for e in entities]
+    return [Incoming(e, canonical_name(e.name), e.type) for e in entities]
 
 
 def exact_match(item: Incoming, rows: Sequence[EntityRow]) -> EntityRow | None:
@@ -80,17 +92,6 @@ class Target:
 class Plan:
     targets: list[Target] = field(default_factory=list)
     inserts: list[NewEntity] = field(default_factory=list)
-
-
-def cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    # map keeps the loops in C: ~3x faster than generators on 768 dims (bench/), and the
-    # same additions in the same order, so the same result to the last bit.
-    if len(a) != len(b):
-        raise ValueError(f"cosine of vectors of {len(a)} and {len(b)} dimensions")
-    dot = sum(map(operator.mul, a, b))
-    na = math.sqrt(sum(map(operator.mul, a, a)))
-    nb = math.sqrt(sum(map(operator.mul, b, b)))
-    return dot / (na * nb) if na and nb else 0.0
 
 
 def _same_entity_name(prev: Incoming, item: Incoming) -> bool:
@@ -210,7 +211,7 @@ def apply(
         by_name.setdefault(item.name, (target.name, entity_id))
 
     def lookup(name: str) -> tuple[str, int | None] | None:
-        return by_name.get(name) or by_name.get(normalize_name(name))
+        return by_name.get(name) or by_name.get(canonical_name(name))
 
     out: list[Fact] = []
     for fact in facts:

@@ -16,12 +16,10 @@ from confluent_kafka import (
     TopicPartition,
 )
 from confluent_kafka.admin import AdminClient as AdminClient
-
-# Re-exported by confluent_kafka.admin at runtime, but not declared as such for mypy.
-from confluent_kafka.admin._listoffsets import OffsetSpec
+from confluent_kafka.admin import OffsetSpec  # type: ignore[attr-defined]  # no __all__ there
 
 from streams.errors import InfraError
-from streams.settings import Settings
+from streams.kafka.client import admin_client as admin_client
 
 TIMEOUT_S = 15.0
 RETRIES = 8
@@ -46,19 +44,6 @@ class Member:
 
     def __str__(self) -> str:
         return f"{self.client_id}@{self.host} ({self.member_id})"
-
-
-def admin_client(settings: Settings) -> AdminClient:
-    return AdminClient(
-        {
-            # An admin client is a producer-type handle: asking for a missing topic's
-            # metadata would create it (with the broker's default partition count).
-            "allow.auto.create.topics": False,
-            # notice: keeps librdkafka's info line about purging its queue at exit quiet.
-            "log_level": 5,
-            **settings.kafka_common,
-        }
-    )
 
 
 def topic_partitions(

@@ -28,6 +28,7 @@ from confluent_kafka import KafkaError, Message, Producer
 
 from streams.errors import FactstreamError
 from streams.events import EpisodeCompleted
+from streams.kafka.client import producer_config
 from streams.settings import Settings
 
 Headers = Sequence[tuple[str, bytes]]
@@ -62,22 +63,6 @@ class PublishError(FactstreamError, RuntimeError):
             parts.append(f"{undelivered} still queued after the flush timeout")
         count = len(self.failed) + undelivered
         super().__init__(f"{count} events not delivered: " + "; ".join(parts))
-
-
-def producer_config(settings: Settings, **overrides: Any) -> dict[str, Any]:
-    """The config of every factstream producer outside the runtime's transactional one."""
-    return {
-        **settings.kafka_common,
-        "enable.idempotence": True,
-        "acks": "all",
-        # A missing topic is an error (`factstream topics create`), never auto-created
-        # with the broker's default partition count, which would break per-tenant order.
-        "allow.auto.create.topics": False,
-        "partitioner": "murmur2_random",
-        "linger.ms": 5,
-        "compression.type": "zstd",
-        **overrides,
-    }
 
 
 OnDelivery = Callable[[Delivery | FailedDelivery], None]
@@ -238,3 +223,32 @@ class AsyncPublisher:
         tb: TracebackType | None,
     ) -> None:
         await self.close()
+
+
+# Called once per sent record: (error text or None, "topic/partition/offset").
+SentCallback = Callable[[str | None, str], None]
+
+
+class RecordSender:
+    """Sends records as they are (key, value, headers) through an idempotent producer:
+    what `dlq redrive` puts back on a record's original topic."""
+
+    def __init__(self, settings: Settings) -> None:
+        self._producer = Producer(producer_config(settings))
+
+    def send(
+        self, topic: str, key: bytes | None, value: bytes | None, headers: Headers,
+        done: SentCallback,
+    ) -> None:  # fmt: skip
+        def report(err: KafkaError | None, msg: Message) -> None:
+            landed_at = f"{msg.topic()}/{msg.partition()}/{msg.offset()}"
+            done(None if err is None else str(err), landed_at)
+
+        self._producer.produce(
+            topic, key=key, value=value, headers=list(headers), on_delivery=report
+        )
+        self._producer.poll(0)
+
+    def flush(self, timeout_s: float) -> int:
+        """Wait for every delivery report; returns how many records are still undelivered."""
+        return int(self._producer.flush(timeout_s))

@@ -8,7 +8,6 @@ would move tenants' keys to other partitions and break per-tenant order), but th
 
 from __future__ import annotations
 
-import logging
 import time
 from dataclasses import dataclass
 
@@ -23,9 +22,8 @@ from confluent_kafka.admin import (  # type: ignore[attr-defined]  # no __all__ 
 )
 
 from streams import pipeline
+from streams.kafka.client import admin_client
 from streams.settings import Settings
-
-_log = logging.getLogger("streams.kafka.topics.librdkafka")  # librdkafka logs, not stderr
 
 
 @dataclass(frozen=True)
@@ -67,10 +65,6 @@ def all_topics(settings: Settings) -> list[TopicSpec]:
     ]
     specs += [spec(settings.dlq_topic(s), settings.stage_retention_ms) for s in pipeline.STAGES]
     return specs
-
-
-def admin_client(settings: Settings) -> AdminClient:
-    return AdminClient(dict(settings.kafka_common), logger=_log)
 
 
 def create_topics(

@@ -15,6 +15,7 @@ from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, Field
 
+from streams.domain.graph import RawGraph
 from streams.errors import ModelError
 from streams.events import Message, Verdict
 
@@ -96,29 +97,6 @@ class EmbedInput(BaseModel):
 
 
 # --- outputs (what the model returns, schema-constrained) -------------------------------
-
-
-class RawEntity(BaseModel):
-    name: str
-    type: str
-
-
-class RawClaim(BaseModel):
-    subject: str
-    predicate: str
-    object: str
-    confidence: float = 1.0
-    sourceQuote: str = ""
-    validFrom: str | None = None
-    validUntil: str | None = None
-
-
-class RawGraph(BaseModel):
-    """The extraction response schema: entities[], relationships[], literalFacts[]."""
-
-    entities: list[RawEntity] = Field(default_factory=list)
-    relationships: list[RawClaim] = Field(default_factory=list)
-    literalFacts: list[RawClaim] = Field(default_factory=list)
 
 
 class JudgedPair(BaseModel):

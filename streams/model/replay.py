@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from streams.domain.graph import RawGraph
 from streams.model.ports import (
     CallKind,
     CallRecord,
@@ -34,7 +35,6 @@ from streams.model.ports import (
     ModelCallFailed,
     ModelResult,
     Models,
-    RawGraph,
     SummarizeInput,
     SummaryOutput,
 )

@@ -14,10 +14,8 @@ import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from confluent_kafka import KafkaError, Message, Producer
-
 from streams.kafka import admin as ka
-from streams.kafka.publisher import producer_config
+from streams.kafka.publisher import RecordSender
 from streams.kafka.range_reader import RangeRecord, read_ranges
 from streams.ops.redrive_ledger import PartitionLedger, redrive_group
 from streams.runtime.dlq import (
@@ -161,15 +159,15 @@ def redrive(
     for p, (low, _) in ranges.items():
         ledgers[p].floor(low)  # records below the log start are gone: nothing to redrive
     result = RedriveResult()
-    producer = Producer(producer_config(settings))
+    sender = RecordSender(settings)
 
-    def delivered(letter: DeadLetter) -> Callable[[KafkaError | None, Message], None]:
-        def report(err: KafkaError | None, msg: Message) -> None:
-            if err is not None:
-                result.failed.append((letter, str(err)))
+    def delivered(letter: DeadLetter) -> Callable[[str | None, str], None]:
+        def report(error: str | None, landed_at: str) -> None:
+            if error is not None:
+                result.failed.append((letter, error))
                 return
             ledgers[letter.record.partition].mark(letter.record.offset)
-            result.redriven.append((letter, f"{msg.topic()}/{msg.partition()}/{msg.offset()}"))
+            result.redriven.append((letter, landed_at))
 
         return report
 
@@ -187,17 +185,16 @@ def redrive(
             result.redriven.append((letter, letter.errors[H_TOPIC]))
         else:
             source = f"{topic}/{record.partition}/{record.offset}".encode()
-            producer.produce(
+            sender.send(
                 letter.errors[H_TOPIC],
-                key=record.key,
-                value=record.value,
-                headers=[*letter.original_headers(), (REDRIVEN_FROM_HEADER, source)],
-                on_delivery=delivered(letter),
+                record.key,
+                record.value,
+                [*letter.original_headers(), (REDRIVEN_FROM_HEADER, source)],
+                delivered(letter),
             )
-            producer.poll(0)
     if dry_run:
         return result
-    if producer.flush(60.0):
+    if sender.flush(60.0):
         raise RuntimeError("redrive: some records were still undelivered after 60 s")
     # No process ever joins the redrive group, so the admin API may set its offsets.
     ka.alter_offsets(

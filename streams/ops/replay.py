@@ -20,8 +20,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 
-from confluent_kafka.admin import AdminClient
-
 from streams.errors import FactstreamError
 from streams.kafka import admin as ka
 from streams.ops.isotime import parse_datetime, parse_duration, to_millis
@@ -170,7 +168,7 @@ class ReplayPlan:
 
 
 def plan_replay(
-    admin: AdminClient,
+    admin: ka.AdminClient,
     *,
     stage: str,
     group: str,
@@ -205,7 +203,7 @@ def plan_replay(
     return ReplayPlan(stage, group, topic, spec, rows, members)
 
 
-def execute_plan(admin: AdminClient, plan: ReplayPlan) -> None:
+def execute_plan(admin: ka.AdminClient, plan: ReplayPlan) -> None:
     """Apply the plan's offsets; refuses while the group has members (checked again now)."""
     members = ka.active_members(admin, plan.group)
     if members:

@@ -29,18 +29,13 @@ from typing import Any
 from streams.errors import is_transient
 from streams.events import EpisodeCompleted
 from streams.settings import Settings
-from streams.store.episodes import EPISODE_COLUMNS, episode_from_row
+from streams.store.episodes import episode_from_row
+from streams.store.sweep import take_due_episodes, try_sweeper_lock
 from streams.store.tenant_indexes import build_missing
 
 log = logging.getLogger(__name__)
 
-SWEEPER_LOCK_KEY = 0x73776565  # "swee"
-
 Publish = Callable[[Sequence[EpisodeCompleted]], None]
-
-# What episode_from_row reads, plus what the sweep reports on.
-_ROW = f"{EPISODE_COLUMNS}, status, semantic_status, retry_count, semantic_retry_count"
-
 
 @dataclass
 class SweepReport:
@@ -54,67 +49,13 @@ class SweepReport:
 async def sweep_once(conn: Any, settings: Settings, publish: Publish) -> SweepReport:
     """One pass. `conn` is an asyncpg connection; `publish` sends events to Kafka."""
     report = SweepReport()
-    timeout = settings.claim_timeout_s
     cap = settings.max_retries
-    async with conn.transaction():
-        # Orphans past the cap end failed; the rest count one more try and go again.
-        ended = await conn.fetch(
-            "UPDATE episodes SET semantic_status = 'failed', claimed_at = NULL, claimed_by = NULL,"
-            " semantic_retry_count = semantic_retry_count + 1, updated_at = now(),"
-            " semantic_last_error = coalesce(semantic_last_error || '; ', '')"
-            "   || 'claim expired: the worker died or hung'"
-            " WHERE semantic_status = 'processing'"
-            "   AND claimed_at < now() - make_interval(secs => $1)"
-            "   AND semantic_retry_count + 1 >= $2"
-            " RETURNING dataset, project_id, episode_id",
-            timeout,
-            cap,
-        )
-        report.ended_failed += [(r["dataset"], r["project_id"], r["episode_id"]) for r in ended]
-        orphans = await conn.fetch(
-            "UPDATE episodes SET semantic_retry_count = semantic_retry_count + 1,"
-            # Back to the queue, not 'pending': claim_next starts the oldest queued episode,
-            # so the orphan keeps its place ahead of the tenant's later episodes.
-            " claimed_at = NULL, claimed_by = NULL, semantic_status = 'queued', updated_at = now()"
-            " WHERE semantic_status = 'processing'"
-            "   AND claimed_at < now() - make_interval(secs => $1)"
-            f" RETURNING {_ROW}",
-            timeout,
-        )
-        retry = await conn.fetch(
-            f"SELECT {_ROW} FROM episodes"
-            " WHERE (semantic_status = 'failed' AND semantic_retry_count < $2)"
-            "    OR (status = 'failed' AND retry_count < $2)"
-            "    OR ((semantic_status = 'pending' OR status = 'pending')"
-            "        AND updated_at < now() - make_interval(secs => $1))"
-            " ORDER BY dataset, project_id, from_seq, completed_at",
-            timeout,
-            cap,
-        )
-        parked = await conn.fetch(
-            f"SELECT * FROM (SELECT DISTINCT ON (dataset, project_id) {_ROW}, updated_at"
-            " FROM episodes q WHERE semantic_status = 'queued' AND NOT EXISTS ("
-            "   SELECT 1 FROM episodes p WHERE p.dataset = q.dataset"
-            "   AND p.project_id = q.project_id AND p.semantic_status = 'processing'"
-            "   AND p.claimed_at >= now() - make_interval(secs => $1))"
-            " ORDER BY dataset, project_id, arrival_seq) oldest"
-            " WHERE updated_at < now() - make_interval(secs => $2)",
-            timeout,
-            settings.sweep_interval_s,
-        )
-        # An orphan is back in its queue AND republished: its tenant needs no wake-up.
-        again = {(r["dataset"], r["project_id"], r["episode_id"]) for r in [*orphans, *retry]}
-        parked = [
-            r for r in parked if (r["dataset"], r["project_id"], r["episode_id"]) not in again
-        ]
-        # Touch what we republish so the next pass does not send it again at once.
-        await conn.execute(
-            "UPDATE episodes SET updated_at = now() WHERE (dataset, project_id, episode_id)"
-            " IN (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]))",
-            [r["dataset"] for r in [*retry, *parked]],
-            [r["project_id"] for r in [*retry, *parked]],
-            [r["episode_id"] for r in [*retry, *parked]],
-        )
+    due = await take_due_episodes(
+        conn, claim_timeout_s=settings.claim_timeout_s, max_retries=cap,
+        sweep_interval_s=settings.sweep_interval_s,
+    )  # fmt: skip
+    report.ended_failed += [(r["dataset"], r["project_id"], r["episode_id"]) for r in due.ended]
+    orphans, retry, parked = due.orphans, due.retry, due.parked
     events = []
     lost_wake_up = "queued with nothing of its tenant in flight (a lost wake-up)"
     for row, why in (
@@ -179,7 +120,7 @@ async def run_sweeper(
     if once:
         conn = await open_conn(database_url)
         try:
-            if not await conn.fetchval("SELECT pg_try_advisory_lock($1)", SWEEPER_LOCK_KEY):
+            if not await try_sweeper_lock(conn):
                 log.info("another sweeper is active; standing by")
                 return None
             return await sweep_once(conn, settings, publish)
@@ -193,7 +134,7 @@ async def run_sweeper(
             conn = await open_conn(database_url)
             # Held for the life of this session: one active sweeper, the others stand by
             # and take over when its session ends (the process died, the connection broke).
-            while not await conn.fetchval("SELECT pg_try_advisory_lock($1)", SWEEPER_LOCK_KEY):
+            while not await try_sweeper_lock(conn):
                 failures = 0
                 await asyncio.sleep(interval)
             log.info("active sweeper (the sweep lock is ours)")

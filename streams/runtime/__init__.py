@@ -19,7 +19,7 @@ How a record flows (``worker.Worker``):
    refused by the broker), commit. A failed transaction is aborted and the prefix is
    tried again; a revoked or lost partition is never committed again (assignment
    epochs). Postgres sinks (``output_topic is None``) record the offset in their own
-   DB transaction (``sink.ConsumedOffsets``); the runtime produces their held outputs
+   DB transaction (``streams.store.consumed_offsets``); the runtime produces their held outputs
    (dead letters, and ``Routed`` events the handler returned) at least once, flushes,
    then commits the offsets.
 5. SIGTERM: pause, drain in-flight up to ``shutdown_deadline_s``, final commit, close.

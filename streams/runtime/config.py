@@ -58,8 +58,7 @@ class WorkerConfig:
     statistics_interval_ms: int = 5_000
     # Consecutive failed commits before the worker gives up (exit 1, restart by supervisor).
     max_commit_failures: int = 20
-    # None: by key for Kafka-to-Kafka stages, by partition for Postgres sinks (their
-    # consumed_offsets watermark is one offset per partition).
+    # Overrides the stage's own lane_by (streams/runtime/stage.py) when set.
     lane_by: str | None = None
 
     @property

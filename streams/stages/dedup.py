@@ -18,17 +18,13 @@ from typing import Any
 from pydantic import BaseModel
 
 from streams.domain import dedup as dedup_logic
+from streams.domain.facts import LiveFact
 from streams.events import FactsDeduped, FactsResolved
 from streams.model.ports import Embedder
 from streams.runtime.stage import RecordContext, Stage, StageDeps
 from streams.stages.embed_batch import derived_event_id, embed_batch, scope_of
 from streams.stages.release import ReleasesClaimOnDeadLetter
-from streams.store.live_facts import (
-    LiveFact,
-    find_live_by_triples,
-    nearest_live_facts,
-    newest_live_fact_at,
-)
+from streams.store.live_facts import find_live_by_triples, nearest_live_facts, newest_live_fact_at
 from streams.store.vector_search import DEFAULT_TUNING, ScanTuning
 
 STAGE = "dedup"

@@ -25,10 +25,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from streams.domain.guards import KnownEntities, apply_guards, canonical_name
+from streams.domain.graph import RawGraph
+from streams.domain.guards import KnownEntities, apply_guards
+from streams.domain.names import canonical_name
 from streams.errors import ModelError, is_transient
 from streams.events import EpisodeCompleted, FactsExtracted
-from streams.model.ports import CallScope, ExtractInput, Models, RawGraph
+from streams.model.ports import CallScope, ExtractInput, Models
 from streams.runtime.stage import RecordContext, Routed, Stage, StageDeps
 from streams.stages.base import PipelineStage
 from streams.stages.release import Release, release_of, release_record

@@ -13,17 +13,13 @@ from typing import Any
 from pydantic import BaseModel
 
 from streams.domain import resolution
+from streams.domain.resolution import EntityNeighbour
 from streams.events import USER_ENTITY, FactsExtracted, FactsResolved
 from streams.model.ports import Embedder
 from streams.runtime.stage import RecordContext, Stage, StageDeps
 from streams.stages.embed_batch import derived_event_id, embed_batch, scope_of
 from streams.stages.release import ReleasesClaimOnDeadLetter
-from streams.store.entities import (
-    EntityNeighbour,
-    find_by_names,
-    nearest_same_type,
-    upsert_entities,
-)
+from streams.store.entities import find_by_names, nearest_same_type, upsert_entities
 from streams.store.vector_search import DEFAULT_TUNING, ScanTuning
 
 STAGE = "resolve"

@@ -3,34 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from pgvector import Vector
 
+from streams.domain.resolution import EntityNeighbour, EntityRow, NewEntity
 from streams.store.vector_search import DEFAULT_TUNING, ScanTuning, nearest_per_key
-
-
-@dataclass(frozen=True)
-class EntityRow:
-    id: int
-    name: str
-    type: str
-
-
-@dataclass(frozen=True)
-class EntityNeighbour:
-    id: int
-    name: str
-    type: str
-    similarity: float
-
-
-@dataclass(frozen=True)
-class NewEntity:
-    name: str
-    type: str
-    embedding: list[float] | None
 
 
 async def find_by_names(

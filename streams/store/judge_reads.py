@@ -30,9 +30,13 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from streams.domain.contradictions import LiveFact
+from streams.domain.facts import BAND_SLACK, LiveFact
 from streams.events import DedupedCandidate
-from streams.store.live_facts import BAND_SLACK, SUBJECT_NEIGHBOURS, newest_live_fact_at
+from streams.store.live_facts import (
+    SUBJECT_NEIGHBOURS,
+    live_fact_from_row,
+    newest_live_fact_at,
+)
 from streams.store.vector_search import DEFAULT_TUNING, ScanTuning, nearest_per_key
 
 _LIVE = "f.invalid_at IS NULL AND (f.valid_until IS NULL OR f.valid_until > $7)"
@@ -64,19 +68,6 @@ _BAND_COLUMNS = (
     "t.id, t.subject, t.predicate, t.object, t.valid_from, t.valid_until,"
     " t.object_entity_id, t.embedding AS vec"
 )
-
-
-def _live_fact(row: Any, embedding: Any) -> LiveFact:
-    return LiveFact(
-        id=row["id"],
-        subject=row["subject"],
-        predicate=row["predicate"],
-        object=row["object"],
-        valid_from=row["valid_from"],
-        valid_until=row["valid_until"],
-        object_entity_id=row["object_entity_id"],
-        embedding=embedding.to_list() if embedding is not None else None,
-    )
 
 
 async def live_facts_near(
@@ -116,7 +107,7 @@ async def live_facts_near(
         now,
         sorted({i for c in candidates if c.embedding for i in c.band_neighbours or ()}),
     )
-    found = {r["id"]: _live_fact(r, r["embedding"]) for r in rows}
+    found = {r["id"]: live_fact_from_row(r, r["embedding"]) for r in rows}
     searched = [c for c in candidates if c.embedding and c.band_neighbours is None]
     near = await nearest_per_key(
         conn, source="facts", columns=_BAND_COLUMNS, where=_BAND_WHERE,
@@ -127,5 +118,5 @@ async def live_facts_near(
     for per_vector in near:
         for r in per_vector:
             if r["similarity"] >= band_min - BAND_SLACK and r["id"] not in found:
-                found[r["id"]] = _live_fact(r, r["vec"])
+                found[r["id"]] = live_fact_from_row(r, r["vec"])
     return [found[i] for i in sorted(found)]

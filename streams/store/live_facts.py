@@ -7,10 +7,10 @@ Live = not invalidated and not past its valid time: ``invalid_at IS NULL AND
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from streams.domain.facts import LiveFact, Triple
 from streams.store.vector_search import DEFAULT_TUNING, ScanTuning, nearest_per_key
 
 # `t.invalid_at IS NULL` verbatim, so the planner can use the partial indexes on live rows.
@@ -20,8 +20,6 @@ _COLUMNS = (
     "t.id, t.subject, t.predicate, t.object, t.kind, t.confidence, t.valid_from,"
     " t.valid_until, t.subject_entity_id, t.object_entity_id, t.episode_id"
 )
-
-Triple = tuple[str, str, str]
 
 # Live facts of one subject read per candidate, nearest first. Dedup reads them once for
 # its near-duplicate pass and hands those inside the contradiction band to the judge, so
@@ -34,49 +32,26 @@ SUBJECT_NEIGHBOURS = 20
 SUBJECT_COUNT_WHERE = (
     "t.dataset = $2 AND t.project_id = $3 AND t.subject = $4 AND t.invalid_at IS NULL"
 )
-# A hair below the contradiction band's minimum when picking band members, so float4
-# rounding never hides a pair at its edge.
-BAND_SLACK = 1e-6
 
 
-@dataclass(frozen=True)
-class LiveFact:
-    id: int
-    subject: str
-    predicate: str
-    object: str
-    kind: str
-    confidence: float
-    valid_from: datetime | None
-    valid_until: datetime | None
-    subject_entity_id: int | None
-    object_entity_id: int | None
-    episode_id: str
-    similarity: float | None = None  # set by nearest_live_facts
-
-    @property
-    def triple(self) -> Triple:
-        return (self.subject, self.predicate, self.object)
-
-    def sentence(self) -> str:
-        return f"{self.subject} {self.predicate} {self.object}"
-
-
-def _live_fact(row: Any) -> LiveFact:
-    sim = row.get("similarity")
+def live_fact_from_row(row: Any, embedding: Any = None) -> LiveFact:
+    """A LiveFact from a row of ``facts`` with any of its columns (absent ones default);
+    ``embedding`` is the row's pgvector value when the caller read one."""
+    sim, confidence = row.get("similarity"), row.get("confidence")
     return LiveFact(
         id=row["id"],
         subject=row["subject"],
         predicate=row["predicate"],
         object=row["object"],
-        kind=row["kind"],
-        confidence=float(row["confidence"]),
+        kind=row.get("kind") or "relationship",
+        confidence=1.0 if confidence is None else float(confidence),
         valid_from=row["valid_from"],
         valid_until=row["valid_until"],
-        subject_entity_id=row["subject_entity_id"],
-        object_entity_id=row["object_entity_id"],
-        episode_id=row["episode_id"],
+        subject_entity_id=row.get("subject_entity_id"),
+        object_entity_id=row.get("object_entity_id"),
+        episode_id=row.get("episode_id") or "",
         similarity=None if sim is None else float(sim),
+        embedding=None if embedding is None else embedding.to_list(),
     )
 
 
@@ -97,7 +72,7 @@ async def find_live_by_triples(
         [p for _, p, _ in triples],
         [o for _, _, o in triples],
     )
-    return {(f.subject, f.predicate, f.object): f for f in map(_live_fact, rows)}
+    return {(f.subject, f.predicate, f.object): f for f in map(live_fact_from_row, rows)}
 
 
 async def newest_live_fact_at(conn: Any, dataset: str, project_id: str) -> datetime | None:
@@ -135,4 +110,4 @@ async def nearest_live_facts(
         count_where=SUBJECT_COUNT_WHERE,
         tuning=tuning,
     )
-    return [[_live_fact(r) for r in per] for per in rows]
+    return [[live_fact_from_row(r) for r in per] for per in rows]

@@ -96,3 +96,25 @@ async def _load_one(conn: Any, ledger: dict[str, Any]) -> EpisodeTrace:
 
 def trace_to_json(trace: EpisodeTrace) -> str:
     return json.dumps(trace.__dict__, default=str, indent=2)
+
+
+# --- a whole database at once (the demo's own database) ------------------------------------
+
+
+async def ledger_rows(conn: Any) -> list[Any]:
+    """Every episode's statuses, by tenant and episode."""
+    rows: list[Any] = await conn.fetch(
+        "SELECT dataset, project_id, episode_id, status, retry_count, semantic_status,"
+        " semantic_retry_count, last_error, semantic_last_error FROM episodes"
+        " ORDER BY dataset, project_id, episode_id"
+    )
+    return rows
+
+
+async def drop_rows(conn: Any) -> list[Any]:
+    """Every drop of every episode, by tenant, episode and order."""
+    rows: list[Any] = await conn.fetch(
+        "SELECT dataset, project_id, episode_id, stage, reason, subject, predicate, object"
+        " FROM fact_drops ORDER BY dataset, project_id, episode_id, id"
+    )
+    return rows

@@ -43,11 +43,8 @@ from streams.store.write_steps import EpisodeWriter, WriteResult
 
 __all__ = ["WriteResult", "write_judged"]
 
-# Per-tenant watermarks (migration 004): a tenant's records are strictly ordered in their
-# partition while tenants of one partition finish in any order, so only a per-tenant mark
-# tells a redelivery from a record not yet applied, and the write stage can run one lane
-# per tenant instead of one per partition.
-OFFSETS = ConsumedOffsets(per_tenant=True)
+# Per-tenant watermarks, so the write stage runs one lane per tenant.
+OFFSETS = ConsumedOffsets()
 
 _LOCK = (
     "SELECT set_config('lock_timeout', $2, true), set_config('statement_timeout', $3, true),"

@@ -16,7 +16,7 @@ from typing import Any
 
 import asyncpg
 
-from streams.demo.setup import database_url_on
+from streams.store.databases import database_url_on, drop_database
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -131,12 +131,4 @@ def test_demo_twice_prints_and_stores_the_expected_facts(
         assert_expected_facts(second)
         assert fact_table(second) == fact_table(first)
     finally:
-        asyncio.run(_drop(database_url, db_name))
-
-
-async def _drop(server_url: str, name: str) -> None:
-    conn = await asyncpg.connect(server_url)
-    try:
-        await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    finally:
-        await conn.close()
+        asyncio.run(drop_database(database_url, db_name))

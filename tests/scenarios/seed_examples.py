@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from streams.domain.graph import RawGraph
 from streams.model.fakes.book import VerdictFn, always, claim, graph, verdicts
 from streams.model.fakes.scripted import hashed_vector, vector_at_similarity
-from streams.model.ports import RawGraph
 from tests.support.db import TEST_EMBEDDING_DIM
 
 DIM = TEST_EMBEDDING_DIM

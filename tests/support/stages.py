@@ -123,7 +123,7 @@ class SinkStage(Stage[PassIn]):
         self.input_topic = input_topic
         self.pool = pool
         self.run = run
-        self.offsets = ConsumedOffsets(per_tenant=True)
+        self.offsets = ConsumedOffsets()
         self.crash_seq = os.environ.get("FACTSTREAM_TEST_CRASH_AFTER_COMMIT_SEQ")
         self.crash_marker = os.environ.get("FACTSTREAM_TEST_CRASH_MARKER")
 

@@ -31,6 +31,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from streams.domain.graph import RawClaim, RawEntity, RawGraph
 from streams.model.fakes.scripted import hashed_vector
 from streams.model.ports import (
     CallKind,
@@ -42,9 +43,6 @@ from streams.model.ports import (
     JudgeOutput,
     ModelResult,
     Models,
-    RawClaim,
-    RawEntity,
-    RawGraph,
     SummarizeInput,
     SummaryOutput,
 )

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
+from streams.domain.graph import RawClaim, RawEntity, RawGraph
 from streams.events import EpisodeCompleted, Message, Role, Window
 from streams.model.fakes.scripted import (
     ScriptedEmbedder,
@@ -33,9 +34,6 @@ from streams.model.ports import (
     JudgeOutput,
     ModelResult,
     Models,
-    RawClaim,
-    RawEntity,
-    RawGraph,
     SummarizeInput,
     SummaryOutput,
 )

@@ -36,6 +36,7 @@ from google.genai import types
 from pydantic import BaseModel
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from streams.domain.graph import RawGraph
 from streams.model.gemini.embed import GeminiEmbedder
 from streams.model.gemini.llm import GeminiJsonCall
 from streams.model.loader import ModelProviderError, build_models
@@ -47,7 +48,6 @@ from streams.model.ports import (
     JudgeOutput,
     ModelResult,
     Models,
-    RawGraph,
     SummarizeInput,
     SummaryOutput,
 )

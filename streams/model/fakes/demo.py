@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from streams.domain.graph import RawClaim, RawEntity, RawGraph
 from streams.model.fakes.scripted import (
     ScriptedEmbedder,
     ScriptedExtractor,
@@ -27,9 +28,6 @@ from streams.model.ports import (
     JudgeInput,
     JudgeOutput,
     Models,
-    RawClaim,
-    RawEntity,
-    RawGraph,
     SummarizeInput,
     SummaryOutput,
 )

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from streams.domain.graph import RawClaim, RawEntity, RawGraph
 from streams.model.fakes.scripted import (
     ScriptedEmbedder,
     ScriptedExtractor,
@@ -31,9 +32,6 @@ from streams.model.ports import (
     JudgeInput,
     JudgeOutput,
     Models,
-    RawClaim,
-    RawEntity,
-    RawGraph,
     SummarizeInput,
     SummaryOutput,
 )

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from streams.domain.graph import RawGraph
 from streams.model.ports import (
     CallKind,
     CallRecord,
@@ -26,7 +27,6 @@ from streams.model.ports import (
     ModelCallFailed,
     ModelResult,
     Models,
-    RawGraph,
     SummarizeInput,
     SummaryOutput,
 )

@@ -18,6 +18,7 @@ from google import genai
 from google.genai import types
 from pydantic import BaseModel, ValidationError
 
+from streams.domain.graph import RawGraph
 from streams.errors import ConfigError
 from streams.model.ports import (
     CallKind,
@@ -27,7 +28,6 @@ from streams.model.ports import (
     JudgeOutput,
     ModelCallFailed,
     ModelResult,
-    RawGraph,
     SummarizeInput,
     SummaryOutput,
 )

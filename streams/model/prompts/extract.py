@@ -8,7 +8,8 @@ the deterministic guards (streams/domain/guards.py) run on it regardless.
 
 from __future__ import annotations
 
-from streams.model.ports import ExtractInput, RawGraph
+from streams.domain.graph import RawGraph
+from streams.model.ports import ExtractInput
 from streams.model.prompts.fence import fence_messages, fence_values, new_boundary
 
 RESPONSE_MODEL = RawGraph

@@ -11,7 +11,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from streams.store.consumed_offsets import CREATE_TABLE
+from streams.store.migrate import migrate
 from tests.integration.runtime.helpers import (
     SINK,
     WorkerProc,
@@ -23,11 +23,6 @@ from tests.integration.runtime.helpers import (
 from tests.support.stages import SINK_TABLE
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(150)]
-PER_TENANT = [  # migration 004's change to the table of 001
-    "ALTER TABLE consumed_offsets ADD COLUMN IF NOT EXISTS tenant text NOT NULL DEFAULT ''",
-    "ALTER TABLE consumed_offsets DROP CONSTRAINT IF EXISTS consumed_offsets_pkey",
-    "ALTER TABLE consumed_offsets ADD PRIMARY KEY (consumer_group, topic, partition, tenant)",
-]
 
 
 async def test_crash_between_db_commit_and_kafka_commit_leaves_one_effect(
@@ -36,10 +31,9 @@ async def test_crash_between_db_commit_and_kafka_commit_leaves_one_effect(
     prefix = topics("runtime.in", "dlq.sink", partitions=3)
     url, drop = await fresh_database(database_url)
     try:
+        await migrate(url, 16)  # consumed_offsets, and pgvector for the worker's pool codec
         conn = await asyncpg.connect(url)
-        setup = ("CREATE EXTENSION IF NOT EXISTS vector", CREATE_TABLE, *PER_TENANT, SINK_TABLE)
-        for stmt in setup:  # the worker's pool registers pgvector's codec
-            await conn.execute(stmt)
+        await conn.execute(SINK_TABLE)
         total, crash_seq = 60, 20
         items = [(f"ds{i % 6}:p".encode(), event(f"ds{i % 6}:p", i, delay_ms=20))
                  for i in range(total)]

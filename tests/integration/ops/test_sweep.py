@@ -8,9 +8,10 @@ import asyncpg
 import pytest
 
 from streams.events import EpisodeCompleted
-from streams.ops.sweep import SWEEPER_LOCK_KEY, run_sweeper, sweep_once
+from streams.ops.sweep import run_sweeper, sweep_once
 from streams.settings import Settings
 from streams.store.db import connect
+from streams.store.sweep import SWEEPER_LOCK_KEY
 from tests.support.db import create_fresh_database
 
 TRANSCRIPT = [

@@ -14,9 +14,10 @@ import asyncpg
 import pytest
 
 from streams.events import EpisodeCompleted
-from streams.ops.sweep import SWEEPER_LOCK_KEY, SweepReport, run_sweeper
+from streams.ops.sweep import SweepReport, run_sweeper
 from streams.settings import Settings
 from streams.store.db import connect
+from streams.store.sweep import SWEEPER_LOCK_KEY
 from tests.support.db import create_fresh_database
 
 pytestmark = pytest.mark.timeout(120)

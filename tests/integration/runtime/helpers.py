@@ -22,6 +22,8 @@ from confluent_kafka.admin import AdminClient, NewTopic
 
 from streams.runtime.records import TP, PartitionPlan
 from streams.runtime.worker import Worker
+from streams.store.databases import drop_database
+from tests.support.db import create_fresh_database
 
 REPO = Path(__file__).resolve().parents[3]
 PASSTHROUGH = "tests.support.stages:create_passthrough"
@@ -267,26 +269,11 @@ def assert_exactly_once_in_key_order(outs: Sequence[Out], total: int) -> None:
 
 
 async def fresh_database(server_url: str) -> tuple[str, Callable[[], Any]]:
-    """CREATE DATABASE rt_<hex>; returns its URL and an async dropper."""
-    from urllib.parse import urlsplit, urlunsplit
-
-    import asyncpg
-
-    name = f"rt_{uuid.uuid4().hex[:10]}"
-    admin = await asyncpg.connect(server_url)
-    try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await admin.close()
-    p = urlsplit(server_url)
-    url = urlunsplit((p.scheme, p.netloc, "/" + name, p.query, p.fragment))
+    """An empty database rt_<hex> (no migrations); returns its URL and an async dropper."""
+    url = await create_fresh_database(server_url, None, prefix="rt")
 
     async def drop() -> None:
-        conn = await asyncpg.connect(server_url)
-        try:
-            await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        finally:
-            await conn.close()
+        await drop_database(server_url, url)
 
     return url, drop
 

@@ -1,46 +1,25 @@
-"""ConsumedOffsets against a real Postgres: both table shapes, and racing claimers."""
+"""ConsumedOffsets against a real Postgres: the per-tenant watermark, and racing claimers."""
 
 from __future__ import annotations
 
 import asyncio
-import uuid
 from collections.abc import AsyncIterator
-from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 import pytest
 
-from streams.store.consumed_offsets import CREATE_TABLE, ConsumedOffsets
-
-PER_TENANT = [  # what migration 004 does to the table of 001
-    "ALTER TABLE consumed_offsets ADD COLUMN IF NOT EXISTS tenant text NOT NULL DEFAULT ''",
-    "ALTER TABLE consumed_offsets DROP CONSTRAINT IF EXISTS consumed_offsets_pkey",
-    "ALTER TABLE consumed_offsets ADD PRIMARY KEY (consumer_group, topic, partition, tenant)",
-]
+from streams.store.consumed_offsets import ConsumedOffsets
+from streams.store.databases import drop_database
+from tests.support.db import create_fresh_database
 
 
-def with_db(url: str, name: str) -> str:
-    p = urlsplit(url)
-    return urlunsplit((p.scheme, p.netloc, "/" + name, p.query, p.fragment))
-
-
-@pytest.fixture(params=["per_partition", "per_tenant"])
-async def db(request: pytest.FixtureRequest, database_url: str) -> AsyncIterator[str]:
-    name = f"rt_{uuid.uuid4().hex[:10]}"
-    admin = await asyncpg.connect(database_url)
-    await admin.execute(f'CREATE DATABASE "{name}"')
-    url = with_db(database_url, name)
-    conn = await asyncpg.connect(url)
-    await conn.execute(CREATE_TABLE)
-    if request.param == "per_tenant":
-        for stmt in PER_TENANT:
-            await conn.execute(stmt)
-    await conn.close()
+@pytest.fixture
+async def db(database_url: str) -> AsyncIterator[str]:
+    url = await create_fresh_database(database_url, prefix="rt")
     try:
         yield url
     finally:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await admin.close()
+        await drop_database(database_url, url)
 
 
 async def test_record_and_already_applied(db: str) -> None:

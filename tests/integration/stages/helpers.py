@@ -8,6 +8,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from streams.domain.graph import RawGraph
 from streams.events import EpisodeCompleted, Message, Role, Window
 from streams.model.fakes.scripted import (
     ScriptedEmbedder,
@@ -15,7 +16,7 @@ from streams.model.fakes.scripted import (
     ScriptedJudge,
     ScriptedSummarizer,
 )
-from streams.model.ports import Models, RawGraph, SummaryOutput
+from streams.model.ports import Models, SummaryOutput
 from streams.runtime.stage import RecordContext, StageDeps
 from streams.settings import Settings
 from tests.support.db import TEST_EMBEDDING_DIM

@@ -9,8 +9,9 @@ import json
 from dataclasses import replace
 from typing import Any
 
+from streams.domain.graph import RawClaim, RawGraph
 from streams.events import EpisodeCompleted, FactsExtracted, FactsResolved
-from streams.model.ports import EmbedInput, ExtractInput, RawClaim, RawGraph
+from streams.model.ports import EmbedInput, ExtractInput
 from streams.runtime.config import WorkerConfig
 from streams.runtime.dlq import error_headers
 from streams.runtime.metrics import WorkerMetrics

@@ -16,9 +16,10 @@ from typing import Any
 
 from confluent_kafka import Consumer
 
+from streams.domain.graph import RawClaim, RawEntity, RawGraph
 from streams.events import FactsExtracted
 from streams.kafka.publisher import Publisher
-from streams.model.ports import ExtractInput, RawClaim, RawEntity, RawGraph
+from streams.model.ports import ExtractInput
 from streams.runtime.config import WorkerConfig
 from streams.runtime.worker import Worker
 from streams.settings import Settings

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from streams.domain.graph import RawClaim, RawEntity, RawGraph
 from streams.events import FactsExtracted
-from streams.model.ports import ExtractInput, RawClaim, RawEntity, RawGraph
+from streams.model.ports import ExtractInput
 from streams.model.prompts import extract as extract_prompt
 from streams.stages.extract import create_stage
 from tests.integration.stages.helpers import CTX, episode, make_deps, new_tenant, seed_store

@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
+from streams.domain.graph import RawClaim, RawGraph
 from streams.errors import TransientError
-from streams.model.ports import ExtractInput, RawClaim, RawGraph
+from streams.model.ports import ExtractInput
 from streams.stages.extract import create_stage
 from streams.store.episodes import (
     claim_next,

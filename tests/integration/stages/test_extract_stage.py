@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from streams.domain.graph import RawClaim, RawEntity, RawGraph
 from streams.events import EntityType, FactKind, FactsExtracted
-from streams.model.ports import ExtractInput, RawClaim, RawEntity, RawGraph
+from streams.model.ports import ExtractInput
 from streams.stages.extract import create_stage
 from tests.integration.stages.helpers import (
     COMPLETED_AT,

@@ -15,8 +15,9 @@ from typing import Any
 from confluent_kafka import Consumer, Producer
 from pgvector import Vector
 
+from streams.domain.graph import RawGraph
 from streams.events import EntityType, FactsDeduped
-from streams.kafka.publisher import producer_config
+from streams.kafka.client import producer_config
 from streams.model.fakes.scripted import (
     ScriptedEmbedder,
     ScriptedExtractor,
@@ -25,7 +26,7 @@ from streams.model.fakes.scripted import (
     hashed_vector,
     vector_at_similarity,
 )
-from streams.model.ports import JudgeOutput, Models, RawGraph, SummaryOutput
+from streams.model.ports import JudgeOutput, Models, SummaryOutput
 from streams.runtime.config import WorkerConfig
 from streams.runtime.stage import StageDeps
 from streams.runtime.worker import Worker

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from streams.domain.graph import RawClaim, RawEntity, RawGraph
 from streams.events import Message, Role, Verdict
 from streams.model.fakes.scripted import (
     ScriptedEmbedder,
@@ -25,9 +26,6 @@ from streams.model.ports import (
     JudgePair,
     ModelCallFailed,
     Models,
-    RawClaim,
-    RawEntity,
-    RawGraph,
     SummarizeInput,
     SummaryOutput,
 )

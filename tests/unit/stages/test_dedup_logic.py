@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from streams.domain import dedup as dl
+from streams.domain.facts import LiveFact
 from streams.events import DropStage, Fact, FactKind
 from streams.model.fakes.scripted import hashed_vector, vector_at_similarity
-from streams.store.live_facts import LiveFact
 
 DIM = 16
 T = 0.95

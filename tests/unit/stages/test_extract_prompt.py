@@ -5,14 +5,9 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 
+from streams.domain.graph import RawGraph
 from streams.events import Message, Role
-from streams.model.ports import (
-    CallScope,
-    ExtractInput,
-    RawGraph,
-    SummarizeInput,
-    SummaryOutput,
-)
+from streams.model.ports import CallScope, ExtractInput, SummarizeInput, SummaryOutput
 from streams.model.prompts import extract, summarize
 
 SCOPE = CallScope(dataset="ds", project_id="p", episode_id="ep")

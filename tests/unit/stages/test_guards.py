@@ -6,12 +6,12 @@ from datetime import UTC, datetime
 
 import pytest
 
+from streams.domain.graph import RawClaim, RawEntity, RawGraph
 from streams.domain.guards import (
     Claim,
     KnownEntities,
     allow_subjects,
     apply_guards,
-    canonical_name,
     cap_facts,
     cap_length,
     clamp_confidence,
@@ -24,8 +24,8 @@ from streams.domain.guards import (
     sanitise_date,
     validate_entity_type,
 )
+from streams.domain.names import canonical_name
 from streams.events import DropStage, Entity, EntityType, FactKind
-from streams.model.ports import RawClaim, RawEntity, RawGraph
 from streams.settings import Settings
 
 SETTINGS = Settings()

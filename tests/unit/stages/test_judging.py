@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from streams.domain.contradictions import LiveFact, Pair, PairRule, apply_verdicts, find_pairs
+from streams.domain.contradictions import Pair, PairRule, apply_verdicts, find_pairs
+from streams.domain.facts import LiveFact
 from streams.events import Candidate, DropStage, Fact, FactKind, Verdict
 from streams.model.fakes.scripted import hashed_vector, vector_at_similarity
 from streams.settings import Settings

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from streams.domain import resolution
+from streams.domain.names import canonical_name
+from streams.domain.resolution import EntityNeighbour, EntityRow
 from streams.events import Entity, EntityType, Fact, FactKind
 from streams.model.fakes.scripted import hashed_vector, vector_at_similarity
-from streams.store.entities import EntityNeighbour, EntityRow
 
 DIM = 16
 T = 0.88
@@ -27,11 +28,11 @@ def lit(subject: str, predicate: str, obj: str) -> Fact:
     )
 
 
-def test_normalize_name_folds_case_space_and_edge_punctuation() -> None:
-    assert resolution.normalize_name("Acme Corp") == "acme corp"
-    assert resolution.normalize_name(" acme   corp. ") == "acme corp"
-    assert resolution.normalize_name("St. Louis") == "st. louis"
-    assert resolution.normalize_name("C++") == "c++"
+def test_canonical_name_folds_case_space_and_edge_punctuation() -> None:
+    assert canonical_name("Acme Corp") == "acme corp"
+    assert canonical_name(" acme   corp. ") == "acme corp"
+    assert canonical_name("St. Louis") == "st. louis"
+    assert canonical_name("C++") == "c++"
 
 
 def test_exact_match_is_type_aware_but_thing_and_user_take_any_type() -> None:

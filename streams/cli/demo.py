@@ -1,0 +1,61 @@
+"""`factstream demo` (and `make demo`): the whole system on the bundled conversations."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated
+
+import typer
+from rich.text import Text
+
+from streams.cli.console import out, settings_of
+from streams.cli.tables import drops_table, fact_table, lag_table, ledger_table
+from streams.demo.report import DemoResults
+from streams.demo.run import run_demo
+
+
+def print_results(results: DemoResults) -> None:
+    now = datetime.now(UTC)
+    out.print(ledger_table(results.ledger))
+    for (dataset, project), rows in results.histories.items():
+        live = [
+            r for r in rows
+            if r.invalid_at is None and (r.valid_until is None or r.valid_until > now)
+        ]  # fmt: skip
+        title = f"facts of {dataset}:{project} (history: {len(rows)} rows, {len(live)} live)"
+        out.print(fact_table(rows, title, temporal=True))
+        out.print(Text("  live now: " + "; ".join(" ".join(r.triple) for r in live)))
+    out.print(drops_table(results.drops))
+    out.print(lag_table(results.lag))
+    for r in results.failed:
+        why = r["semantic_last_error"] or r["last_error"]
+        out.print(Text.assemble(("episode ", "red"), (str(r["episode_id"]), "red"),
+                                (" ended failed: ", "red"), str(why)))  # fmt: skip
+
+
+def demo_command(
+    ctx: typer.Context,
+    provider: Annotated[
+        str, typer.Option(help="auto: Gemini when GEMINI_API_KEY is set, else the cassette;"
+                          " or replay | gemini.")
+    ] = "auto",
+    record_cassette: Annotated[
+        bool, typer.Option("--record-cassette",
+                           help="Re-record the bundled cassette from the scripted demo model.")
+    ] = False,
+    db_name: Annotated[
+        str, typer.Option(help="Database created fresh on the configured server (dropped first).")
+    ] = "factstream_demo",
+    timeout: Annotated[float, typer.Option(help="Seconds to wait for every episode.")] = 150.0,
+    keep_topics: Annotated[
+        bool, typer.Option("--keep-topics", help="Keep this run's topics and groups.")
+    ] = False,
+) -> None:
+    """Run the whole pipeline on the bundled conversations and print the resulting facts."""
+    if provider not in ("auto", "replay", "gemini"):
+        raise typer.BadParameter("--provider is auto, replay or gemini")
+    code = run_demo(
+        settings_of(ctx), out, print_results, provider=provider, record=record_cassette,
+        db_name=db_name, timeout_s=timeout, keep_topics=keep_topics,
+    )  # fmt: skip
+    raise typer.Exit(code)

@@ -1,0 +1,50 @@
+"""A live fact as the rules see it, and what the rules compare facts by."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+Triple = tuple[str, str, str]
+
+# A hair below the contradiction band's minimum when picking band members, so float4
+# rounding of stored vectors never hides a pair at its edge.
+BAND_SLACK = 1e-6
+
+
+@dataclass(frozen=True)
+class LiveFact:
+    """A fact of the tenant that is live now (not ended in either clock)."""
+
+    id: int
+    subject: str
+    predicate: str
+    object: str
+    kind: str = "relationship"
+    confidence: float = 1.0
+    valid_from: datetime | None = None
+    valid_until: datetime | None = None
+    subject_entity_id: int | None = None
+    object_entity_id: int | None = None
+    episode_id: str = ""
+    similarity: float | None = None  # to the query that found it, when searched
+    embedding: Sequence[float] | None = None  # when read for the contradiction band
+
+    @property
+    def triple(self) -> Triple:
+        return (self.subject, self.predicate, self.object)
+
+    def sentence(self) -> str:
+        return f"{self.subject} {self.predicate} {self.object}"
+
+
+def instant(value: datetime | None) -> datetime | None:
+    """A naive timestamp is taken as UTC, as asyncpg stores it."""
+    if value is None or value.tzinfo is not None:
+        return value
+    return value.replace(tzinfo=UTC)
+
+
+def same_validity(a: datetime | None, b: datetime | None) -> bool:
+    return instant(a) == instant(b)
