@@ -43,7 +43,6 @@ PROVIDER = "streams.model.fakes.bench:create_models"
 # --- database and topics ------------------------------------------------------------------
 
 
-
 async def fresh_database(server_url: str, dim: int) -> str:
     return await create_database(server_url, unique_name("fs_bench"), embedding_dim=dim)
 
@@ -168,11 +167,14 @@ class Fleet:
             for stage in sorted(pending):
                 w = self.workers[stage]
                 if w.proc.poll() is not None:
-                    raise RuntimeError(f"{stage} worker exited ({w.proc.returncode}); "
-                                       f"see {self.log_dir / (stage + '.log')}")
+                    raise RuntimeError(
+                        f"{stage} worker exited ({w.proc.returncode}); "
+                        f"see {self.log_dir / (stage + '.log')}"
+                    )
                 with contextlib.suppress(OSError):
                     got = _scrape(w.port).get(
-                        f"factstream_assigned_partitions{{stage={stage}}}", 0.0)
+                        f"factstream_assigned_partitions{{stage={stage}}}", 0.0
+                    )
                     if got >= want:
                         pending.discard(stage)
             if time.monotonic() > deadline:
@@ -189,8 +191,10 @@ class Fleet:
     def check_alive(self) -> None:
         for w in self.workers.values():
             if w.proc.poll() is not None:
-                raise RuntimeError(f"{w.stage} worker exited ({w.proc.returncode}); "
-                                   f"see {self.log_dir / (w.stage + '.log')}")
+                raise RuntimeError(
+                    f"{w.stage} worker exited ({w.proc.returncode}); "
+                    f"see {self.log_dir / (w.stage + '.log')}"
+                )
 
     def snapshot(self) -> dict[str, dict[str, float]]:
         """Per stage: cpu seconds, records handled, handler seconds (cumulative)."""

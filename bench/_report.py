@@ -23,8 +23,14 @@ def evaluate(r: dict[str, Any]) -> list[dict[str, Any]]:
     out = []
     if "a" in r:
         rate = r["a"]["saturation"]["episodes_per_s_steady"]
-        out.append(_target("(a) throughput, instant model", ">= 200 episodes/s",
-                           rate, rate is not None and rate >= 200))
+        out.append(
+            _target(
+                "(a) throughput, instant model",
+                ">= 200 episodes/s",
+                rate,
+                rate is not None and rate >= 200,
+            )
+        )
         p95 = (r["a"]["paced"]["latency_s"] or {}).get("p95")
         out.append(_target("(a) p95 publish->commit at 50 episodes/s", "<= 1.0 s",
                            p95, p95 is not None and p95 <= 1.0))  # fmt: skip
@@ -35,8 +41,14 @@ def evaluate(r: dict[str, Any]) -> list[dict[str, Any]]:
         base = b["baseline"]["episodes_per_s_steady"] or b["baseline"]["episodes_per_s_whole_run"]
         share = round(got / b["bound"]["episodes_per_s"], 3) if got else None
         speedup = round(got / base, 1) if got and base else None
-        out.append(_target("(b) share of the concurrency bound", ">= 0.90", share,
-                           share is not None and share >= 0.9))
+        out.append(
+            _target(
+                "(b) share of the concurrency bound",
+                ">= 0.90",
+                share,
+                share is not None and share >= 0.9,
+            )
+        )
         out.append(_target("(b) speed-up over concurrency 1", ">= 20x", speedup,
                            speedup is not None and speedup >= 20))  # fmt: skip
     if "c" in r:
@@ -110,16 +122,23 @@ def render(r: dict[str, Any]) -> str:
         a = r["a"]
         out += [f"## (a) Instant model ({a['tenants']} tenants, concurrency {a['concurrency']}, "
                 f"{a['embedding_dim']}-dim embeddings)", ""]  # fmt: skip
-        out += _table(runs_head, [_run_line("saturation", a["saturation"]),
-                                  _run_line(f"paced {a['paced']['rate']:g}/s", a["paced"]),
-                                  _run_line(f"paced {a['paced_low']['rate']:g}/s",
-                                            a["paced_low"])])
+        out += _table(
+            runs_head,
+            [
+                _run_line("saturation", a["saturation"]),
+                _run_line(f"paced {a['paced']['rate']:g}/s", a["paced"]),
+                _run_line(f"paced {a['paced_low']['rate']:g}/s", a["paced_low"]),
+            ],
+        )
         cpu = a["saturation"]["cpu_ms_per_episode"]
         total = cpu["workers_total"] + cpu["postgres_backends"] + cpu["kafka_broker_shared"]
         ceiling = m["cpus"] * 1000 / total if total else 0
-        out += [f"CPU per episode (saturation run): {total:.1f} ms for workers, Postgres and "
-                f"the broker together, so at most {ceiling:.0f} episodes/s on {m['cpus']} "
-                "cores with nothing else running.", ""]
+        out += [
+            f"CPU per episode (saturation run): {total:.1f} ms for workers, Postgres and "
+            f"the broker together, so at most {ceiling:.0f} episodes/s on {m['cpus']} "
+            "cores with nothing else running.",
+            "",
+        ]
         out += _stages(a["saturation"], a["peak_rss_mb"])
     if "b" in r:
         b = r["b"]
@@ -128,8 +147,13 @@ def render(r: dict[str, Any]) -> str:
                 f"({b['bound']['limiting_stage']}: concurrency / model seconds per episode; "
                 f"per stage {b['bound']['per_stage_episodes_per_s']}). Baseline bound "
                 f"{b['baseline_bound']['episodes_per_s']} eps/s.", ""]  # fmt: skip
-        out += _table(runs_head, [_run_line(f"concurrency {b['concurrency']}", b["concurrent"]),
-                                  _run_line("concurrency 1 (baseline)", b["baseline"])])
+        out += _table(
+            runs_head,
+            [
+                _run_line(f"concurrency {b['concurrency']}", b["concurrent"]),
+                _run_line("concurrency 1 (baseline)", b["baseline"]),
+            ],
+        )
         out += ["Handler time per stage, concurrency run:", ""]
         out += _stages(b["concurrent"], b["concurrent"].get("peak_rss_mb"))
     if "c" in r:
@@ -143,8 +167,11 @@ def render(r: dict[str, Any]) -> str:
         out += _table(["size", "live facts", "episodes", *[f"{s} ms" for s in STAGE_ORDER],
                        "total ms", "PG CPU ms", "latency s"], rows)  # fmt: skip
     for key, title in (("a", "instant model run"), ("b", "latency run")):
-        calls = (r.get(key) or {}).get("calls") if key == "a" else (
-            (r.get(key) or {}).get("concurrent", {}).get("calls"))
+        calls = (
+            (r.get(key) or {}).get("calls")
+            if key == "a"
+            else ((r.get(key) or {}).get("concurrent", {}).get("calls"))
+        )
         if calls:
             out += [f"## (d) Model calls and tokens per episode ({title}, from llm_calls)", ""]
             out += _table(["kind", "episodes", "calls mean", "min", "max", "tokens in",

@@ -99,4 +99,3 @@ async def _live(pool: Any, tenant: Tenant) -> int:
         "SELECT count(*) FROM facts WHERE dataset = $1 AND project_id = $2"
         " AND invalid_at IS NULL", tenant.dataset, tenant.project_id,
     ))  # fmt: skip
-

@@ -73,9 +73,18 @@ class Plan:
     c_block: int
 
 
-FULL = Plan(a_tenants=1000, a_per_tenant=2, paced_rate=50, paced_s=20, low_rate=10,
-            b_tenants=1000, baseline_episodes=24, c_sizes=(1_000, 10_000, 100_000), c_rounds=5,
-            c_block=6)
+FULL = Plan(
+    a_tenants=1000,
+    a_per_tenant=2,
+    paced_rate=50,
+    paced_s=20,
+    low_rate=10,
+    b_tenants=1000,
+    baseline_episodes=24,
+    c_sizes=(1_000, 10_000, 100_000),
+    c_rounds=5,
+    c_block=6,
+)
 QUICK = Plan(a_tenants=80, a_per_tenant=2, paced_rate=50, paced_s=3, low_rate=10,
              b_tenants=100, baseline_episodes=6, c_sizes=(500, 1_500, 5_000), c_rounds=2,
              c_block=2)  # fmt: skip
@@ -112,8 +121,10 @@ class Ctx:
         fleet = Fleet(settings, self.log_dir / name, concurrency, env or {}, profile_dir)
         try:
             fleet.start()
-            yield fleet, Phase(fleet, Probe(database_name(url), self.args.bootstrap, url), None,
-                               settings)
+            yield (
+                fleet,
+                Phase(fleet, Probe(database_name(url), self.args.bootstrap, url), None, settings),
+            )
         finally:
             fleet.stop()
             delete_topics(settings)
@@ -198,8 +209,9 @@ async def scenario_c(ctx: Ctx) -> dict[str, Any]:
         load_s = time.perf_counter() - started
         async with ctx.fleet(url, dim, "c", ctx.args.concurrency) as (fleet, phase):
             print("(c) episodes, one at a time, sizes interleaved ...", flush=True)
-            sizes = await run_scale(fleet, phase.probe, pool, phase.settings, sized,
-                                    p.c_rounds, p.c_block, first_k)
+            sizes = await run_scale(
+                fleet, phase.probe, pool, phase.settings, sized, p.c_rounds, p.c_block, first_k
+            )
     return {"embedding_dim": dim, "load_s": round(load_s, 1), "sizes": sizes}
 
 
@@ -238,25 +250,41 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small counts (< 2 min)")
     ap.add_argument("--only", default="a,b,c", help="scenarios to run, e.g. a,c")
-    ap.add_argument("--bootstrap", default=os.environ.get(
-        "FACTSTREAM_KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9092"))
-    ap.add_argument("--server-url", default=os.environ.get(
-        "FACTSTREAM_DATABASE_URL", "postgresql://postgres:@/postgres?host=/tmp/shared-pg"),
-        help="a Postgres SERVER url: the bench creates (and drops) its own databases")
+    ap.add_argument(
+        "--bootstrap",
+        default=os.environ.get("FACTSTREAM_KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9092"),
+    )
+    ap.add_argument(
+        "--server-url",
+        default=os.environ.get(
+            "FACTSTREAM_DATABASE_URL", "postgresql://postgres:@/postgres?host=/tmp/shared-pg"
+        ),
+        help="a Postgres SERVER url: the bench creates (and drops) its own databases",
+    )
     ap.add_argument("--dim", type=int, default=768, help="embedding dim for (a) and (b)")
     ap.add_argument("--scale-dim", type=int, default=128, help="embedding dim for (c)")
     ap.add_argument("--concurrency", type=int, default=32, help="per worker (default setting)")
     ap.add_argument("--partitions", type=int, default=12)
     ap.add_argument("--jitter", type=float, default=0.25, help="model latency +- fraction")
     ap.add_argument("--keep", action="store_true", help="keep the bench databases")
-    ap.add_argument("--scale-db", default=None,
-                    help="(c) on a database a --keep run loaded (skips the bulk load)")
-    ap.add_argument("--profile", default=None,
-                    help="investigation: profile the (a) workers by main-thread CPU time"
-                    " into DIR/a/<stage>.prof")
+    ap.add_argument(
+        "--scale-db",
+        default=None,
+        help="(c) on a database a --keep run loaded (skips the bulk load)",
+    )
+    ap.add_argument(
+        "--profile",
+        default=None,
+        help="investigation: profile the (a) workers by main-thread CPU time"
+        " into DIR/a/<stage>.prof",
+    )
     ap.add_argument("--log-dir", default=str(REPO / "bench" / "out" / "logs"))
-    ap.add_argument("--out", default=None, help="writes <out>.json and <out>.md (default"
-                    " bench/results, or bench/out/quick-results with --quick)")
+    ap.add_argument(
+        "--out",
+        default=None,
+        help="writes <out>.json and <out>.md (default"
+        " bench/results, or bench/out/quick-results with --quick)",
+    )
     args = ap.parse_args()
     if args.out is None:
         args.out = str(REPO / "bench" / ("out/quick-results" if args.quick else "results"))

@@ -1,8 +1,8 @@
 """`python -m chaos` (`make chaos`): the fault drill; exit 1 when reconciliation fails.
 
-    python -m chaos                      # full: 500 episodes, own Kafka + Postgres
-    python -m chaos --profile short      # the CI-sized drill
-    python -m chaos --bootstrap H:P --database-url URL   # on given infra (no restarts)
+python -m chaos                      # full: 500 episodes, own Kafka + Postgres
+python -m chaos --profile short      # the CI-sized drill
+python -m chaos --bootstrap H:P --database-url URL   # on given infra (no restarts)
 """
 
 from __future__ import annotations
@@ -23,8 +23,11 @@ from streams.dev.proc import DevInfraError
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m chaos", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="python -m chaos",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     ap.add_argument("--profile", choices=sorted(PROFILES), default="full")
     ap.add_argument("--seed", type=int, default=None, help="default: from the clock")
     ap.add_argument("--run-dir", type=Path, default=None, help="default .cache/chaos/runs/<ts>")
@@ -44,16 +47,26 @@ def main(argv: list[str] | None = None) -> int:
     if args.bootstrap and args.database_url:
         infra = given_infra(args.bootstrap, args.database_url)
     else:
-        console.print(f"starting the drill's own Kafka (127.0.0.1:{args.kafka_port}) and"
-                      f" Postgres in {args.dev_dir} ...", highlight=False)
+        console.print(
+            f"starting the drill's own Kafka (127.0.0.1:{args.kafka_port}) and"
+            f" Postgres in {args.dev_dir} ...",
+            highlight=False,
+        )
         try:
             infra = own_infra(args.dev_dir, args.kafka_port, args.controller_port)
         except DevInfraError as exc:
             console.print(f"[red]error:[/red] {exc}")
             return 2
     try:
-        result = asyncio.run(drill(profile, infra, run_dir.resolve(), seed,
-                                   say=lambda s: console.print(s, highlight=False, markup=False)))
+        result = asyncio.run(
+            drill(
+                profile,
+                infra,
+                run_dir.resolve(),
+                seed,
+                say=lambda s: console.print(s, highlight=False, markup=False),
+            )
+        )
     finally:
         if not args.keep_infra:
             for line in infra.stop():

@@ -89,8 +89,10 @@ class Run:
             sup.add_workers(stage, p.workers.get(stage, 1), p.concurrency)
         sup.add_sweeper()
         result = RunResult(self.label, settings, url, fault_log)
-        self.say(f"[{self.label}] database {url.rsplit('/', 1)[-1].split('?')[0]}, topics"
-                 f" {settings.topic_prefix}*, {len(sup.slots)} processes, fault rate {rate:.0%}")
+        self.say(
+            f"[{self.label}] database {url.rsplit('/', 1)[-1].split('?')[0]}, topics"
+            f" {settings.topic_prefix}*, {len(sup.slots)} processes, fault rate {rate:.0%}"
+        )
         sup.start_all()
         self.t0 = time.monotonic()
         watcher = asyncio.create_task(self._watch())
@@ -118,8 +120,10 @@ class Run:
         self.actions.append(entry)
         with (self.dir / "actions.jsonl").open("a") as f:
             f.write(json.dumps(entry) + "\n")
-        self.say(f"[{self.label}] t={entry['t']:6.1f}s {kind} "
-                 + " ".join(f"{k}={v}" for k, v in detail.items()))
+        self.say(
+            f"[{self.label}] t={entry['t']:6.1f}s {kind} "
+            + " ".join(f"{k}={v}" for k, v in detail.items())
+        )
 
     async def _watch(self) -> None:
         """Restart what died (after its hold time), and what fails its liveness probe:
@@ -160,8 +164,10 @@ class Run:
     async def _publish(self, settings: Settings) -> None:
         events = self.scenario.episodes_in_publish_order()
         span = self.profile.publish_s if self.chaos is not None else 0.0
-        poison_at = {int(len(events) * (i + 1) / (len(self.poison) + 1)): x
-                     for i, x in enumerate(self.poison)}
+        poison_at = {
+            int(len(events) * (i + 1) / (len(self.poison) + 1)): x
+            for i, x in enumerate(self.poison)
+        }
         publisher = Publisher(settings)
         raw = Producer(producer_config(settings, **{"message.max.bytes": 2_000_000}))
         for i, event in enumerate(events):
@@ -182,6 +188,7 @@ class Run:
     async def _play(self, actions: list[Action]) -> None:
         """Each action at its moment, concurrently (a pause or a broker restart takes a
         while; the kills scheduled meanwhile still happen on time)."""
+
         async def at(action: Action) -> None:
             await asyncio.sleep(max(0.0, self.t0 + action.at_s - time.monotonic()))
             await self._apply(action)
@@ -217,8 +224,11 @@ class Run:
 
     async def _wait_finished(self, settings: Settings, url: str, timeout_s: float) -> bool:
         """Every episode terminal in the ledger and every poison record dead-lettered."""
-        wanted = {(e.dataset, e.project_id, e.episode_id)
-                  for t in self.scenario.tenants for e in t.episodes}
+        wanted = {
+            (e.dataset, e.project_id, e.episode_id)
+            for t in self.scenario.tenants
+            for e in t.episodes
+        }
         dead_wanted = sum(len(x.stages()) for x in self.poison)
         deadline = time.monotonic() + timeout_s
         shown, moved = (-1, -1), time.monotonic()
@@ -230,8 +240,11 @@ class Run:
             dead = await asyncio.to_thread(dead_letter_count, settings)
             state = (len(done & wanted), dead)
             if state != shown:
-                self._note("progress", terminal=f"{state[0]}/{len(wanted)}",
-                           dead_letters=f"{dead}/{dead_wanted}")
+                self._note(
+                    "progress",
+                    terminal=f"{state[0]}/{len(wanted)}",
+                    dead_letters=f"{dead}/{dead_wanted}",
+                )
                 shown, moved = state, time.monotonic()
             elif time.monotonic() - moved > stall_s:
                 self._note("stalled", no_progress_for_s=round(stall_s))
@@ -251,7 +264,10 @@ class Run:
             await asyncio.sleep(3.0)
             try:
                 report = await asyncio.to_thread(
-                    collect_lag, settings, topic_ops.admin_client(settings), STAGES,
+                    collect_lag,
+                    settings,
+                    topic_ops.admin_client(settings),
+                    STAGES,
                     lambda s: groups[s],
                 )
             except Exception as exc:  # the broker may still be settling after a restart

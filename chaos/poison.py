@@ -72,9 +72,16 @@ def corpus(settings: Settings, dataset: str, tenant_keys: list[str]) -> list[Poi
     project = "poison"
     big = "x" * 19_000
     n_big = settings.max_record_bytes // len(big) + 2
-    oversized = _episode(dataset, project, "oversized", window={"from_seq": 0, "to_seq": n_big},
-                         messages=[{"seq": i, "role": "user", "content": big,
-                                    "created_at": "2026-01-01T00:00:00Z"} for i in range(n_big)])
+    oversized = _episode(
+        dataset,
+        project,
+        "oversized",
+        window={"from_seq": 0, "to_seq": n_big},
+        messages=[
+            {"seq": i, "role": "user", "content": big, "created_at": "2026-01-01T00:00:00Z"}
+            for i in range(n_big)
+        ],
+    )
     items: list[tuple[str, str, bytes | None, str]] = [
         ("truncated-json", "episodes.completed", b'{"dataset": "' + dataset.encode() + b'", "pro',
          "bad_json"),
@@ -106,5 +113,7 @@ def corpus(settings: Settings, dataset: str, tenant_keys: list[str]) -> list[Poi
                                                "episode_id": "x", "inserts": 7}),
          "invalid_schema"),
     ]  # fmt: skip
-    return [Poison(name, topic, key(i), value, reason)
-            for i, (name, topic, value, reason) in enumerate(items)]
+    return [
+        Poison(name, topic, key(i), value, reason)
+        for i, (name, topic, value, reason) in enumerate(items)
+    ]

@@ -62,9 +62,18 @@ class Supervisor:
         for n in range(count):
             name = f"{stage}-{n}"
             port = free_port()
-            args = ["worker", stage, "--group", f"{self.group_prefix}factstream-{stage}",
-                    "--instance-id", name, "--concurrency", str(concurrency),
-                    "--metrics-port", str(port)]
+            args = [
+                "worker",
+                stage,
+                "--group",
+                f"{self.group_prefix}factstream-{stage}",
+                "--instance-id",
+                name,
+                "--concurrency",
+                str(concurrency),
+                "--metrics-port",
+                str(port),
+            ]
             self.slots[name] = Slot(name, args, self.run_dir / f"{name}.log", metrics_port=port)
 
     def add_sweeper(self) -> None:

@@ -43,8 +43,7 @@ class Reconciliation:
 
 def check_ledger(rec: Reconciliation, label: str, scenario: Scenario, db: DbState,
                  cap: int) -> None:  # fmt: skip
-    wanted = [(e.dataset, e.project_id, e.episode_id)
-              for t in scenario.tenants for e in t.episodes]
+    wanted = [(e.dataset, e.project_id, e.episode_id) for t in scenario.tenants for e in t.episodes]
     missing = [k for k in wanted if k not in db.ledger]
     unfinished = [k for k in wanted if k in db.ledger and not terminal_state(db.ledger[k], cap)]
     outcome: Counter[str] = Counter()
@@ -54,18 +53,33 @@ def check_ledger(rec: Reconciliation, label: str, scenario: Scenario, db: DbStat
         if row is None:
             continue
         sides = (row["status"], row["semantic_status"])
-        outcome["failed" if "failed" in sides else "skipped" if "skipped" in sides else
-                row["semantic_status"]] += 1
+        outcome[
+            "failed"
+            if "failed" in sides
+            else "skipped"
+            if "skipped" in sides
+            else row["semantic_status"]
+        ] += 1
         if row["status"] == "failed" and not row["last_error"]:
             reasonless.append(k)
         if row["semantic_status"] == "failed" and not row["semantic_last_error"]:
             reasonless.append(k)
-    found = (f"done {outcome['done']}, skipped {outcome['skipped']}, failed {outcome['failed']},"
-             f" missing {len(missing)}, unfinished {len(unfinished)}")
-    rec.add(f"{label}: every published episode done/skipped/failed",
-            f"{len(wanted)} terminal, 0 missing", found, not missing and not unfinished)
-    rec.add(f"{label}: every failed episode carries its reason", "0 without a reason",
-            f"{len(reasonless)} without a reason", not reasonless)
+    found = (
+        f"done {outcome['done']}, skipped {outcome['skipped']}, failed {outcome['failed']},"
+        f" missing {len(missing)}, unfinished {len(unfinished)}"
+    )
+    rec.add(
+        f"{label}: every published episode done/skipped/failed",
+        f"{len(wanted)} terminal, 0 missing",
+        found,
+        not missing and not unfinished,
+    )
+    rec.add(
+        f"{label}: every failed episode carries its reason",
+        "0 without a reason",
+        f"{len(reasonless)} without a reason",
+        not reasonless,
+    )
     for k in (missing + unfinished)[:10]:
         row = db.ledger.get(k)
         state = "missing" if row is None else f"{row['status']}/{row['semantic_status']}"
@@ -105,19 +119,27 @@ def check_facts(rec: Reconciliation, scenario: Scenario, base: DbState, chaos: D
         else:
             (equal if same else differ).append(t)
     rows = sum(sum(c.values()) for c in chaos.facts.values())
-    rec.add("fact table (live + history) = fault-free run",
-            f"{len(tenants) - len(excused)} unexcused tenants equal",
-            f"{len(equal)} equal, {len(differ)} differ ({rows} rows)", not differ)
-    rec.add("  excused: model calls failed past retries",
-            "listed", f"{len(excused)} tenants ({len(excused_equal)} equal anyway,"
-            f" {len(excused_differ)} differ)", None)
+    rec.add(
+        "fact table (live + history) = fault-free run",
+        f"{len(tenants) - len(excused)} unexcused tenants equal",
+        f"{len(equal)} equal, {len(differ)} differ ({rows} rows)",
+        not differ,
+    )
+    rec.add(
+        "  excused: model calls failed past retries",
+        "listed",
+        f"{len(excused)} tenants ({len(excused_equal)} equal anyway, {len(excused_differ)} differ)",
+        None,
+    )
     for t in excused_differ + excused_equal:
         verdict = "equal" if t in excused_equal else "DIFFERS"
         rec.details.append(f"excused {':'.join(t)} ({verdict}): " + "; ".join(excused[t][:3]))
     for t in differ[:10]:
         b, c = base.facts.get(t, Counter()), chaos.facts.get(t, Counter())
-        rec.details.append(f"MISMATCH {':'.join(t)}: only fault-free {list((b - c).elements())[:3]}"
-                           f" / only chaos {list((c - b).elements())[:3]}")
+        rec.details.append(
+            f"MISMATCH {':'.join(t)}: only fault-free {list((b - c).elements())[:3]}"
+            f" / only chaos {list((c - b).elements())[:3]}"
+        )
 
 
 def check_outcomes(rec: Reconciliation, scenario: Scenario, base: DbState,
@@ -134,15 +156,20 @@ def check_outcomes(rec: Reconciliation, scenario: Scenario, base: DbState,
             b, c = base.ledger.get(k), chaos.ledger.get(k)
             if b is None or c is None:
                 continue  # the ledger check reports it
-            if (b["semantic_status"] != c["semantic_status"]
-                    and (e.dataset, e.project_id) not in excused):
-                diff.append(f"{e.episode_id}: extraction {b['semantic_status']} in the fault-free"
-                            f" run, {c['semantic_status']} here")
+            if (
+                b["semantic_status"] != c["semantic_status"]
+                and (e.dataset, e.project_id) not in excused
+            ):
+                diff.append(
+                    f"{e.episode_id}: extraction {b['semantic_status']} in the fault-free"
+                    f" run, {c['semantic_status']} here"
+                )
             if b["status"] != c["status"]:
                 line = f"{e.episode_id}: summary {b['status']} / {c['status']}: {c['last_error']}"
                 (summaries if c["status"] == "failed" and c["last_error"] else diff).append(line)
-    rec.add("episode outcomes = fault-free run", "0 differ (unexcused)", f"{len(diff)} differ",
-            not diff)
+    rec.add(
+        "episode outcomes = fault-free run", "0 differ (unexcused)", f"{len(diff)} differ", not diff
+    )
     if summaries:
         rec.add("  summaries failed past retries", "listed", str(len(summaries)), None)
     rec.details += [f"OUTCOME {line}"[:300] for line in diff[:10]]
@@ -150,8 +177,12 @@ def check_outcomes(rec: Reconciliation, scenario: Scenario, base: DbState,
 
 
 def check_integrity(rec: Reconciliation, scenario: Scenario, db: DbState) -> None:
-    rec.add("no duplicate live (subject, predicate, object) per tenant", "0",
-            str(len(db.live_duplicates)), not db.live_duplicates)
+    rec.add(
+        "no duplicate live (subject, predicate, object) per tenant",
+        "0",
+        str(len(db.live_duplicates)),
+        not db.live_duplicates,
+    )
     canaries = scenario.canaries
     leaks = []
     for tenant, texts in db.texts.items():
@@ -162,8 +193,13 @@ def check_integrity(rec: Reconciliation, scenario: Scenario, db: DbState) -> Non
     rec.add("no row of one tenant in another (canaries)", "0", str(len(leaks)), not leaks)
     for own, c in leaks[:10]:
         rec.details.append(f"LEAK: {c} found in rows of {own}")
-    injected = [(t, n) for t, texts in db.texts.items() for n, _ in INJECTED
-                for line in texts if line.startswith(f"{n} lives in")]
+    injected = [
+        (t, n)
+        for t, texts in db.texts.items()
+        for n, _ in INJECTED
+        for line in texts
+        if line.startswith(f"{n} lives in")
+    ]
     rec.add("injected claims stored as facts", "0", str(len(injected)), not injected)
 
 
@@ -175,12 +211,21 @@ def check_dead_letters(rec: Reconciliation, label: str, poison: list[Poison],
     # A good record dead-lettered because its model call failed past the provider's
     # retries (ModelCallFailed is not transient to the runtime): listed, not poison; its
     # episode must still have ended (the gate re-runs it once its claim goes stale).
-    model = [d for d in seen if (d.stage, d.fingerprint) not in expected
-             and d.exception == "ModelCallFailed" and d.episode is not None]
+    model = [
+        d
+        for d in seen
+        if (d.stage, d.fingerprint) not in expected
+        and d.exception == "ModelCallFailed"
+        and d.episode is not None
+    ]
     unexpected = [d for d in seen if (d.stage, d.fingerprint) not in expected and d not in model]
     duplicated = [k for k, n in found.items() if n > 1 and k in expected]
-    wrong = [d for d in seen if (d.stage, d.fingerprint) in expected
-             and d.reason != expected[(d.stage, d.fingerprint)].reason]
+    wrong = [
+        d
+        for d in seen
+        if (d.stage, d.fingerprint) in expected
+        and d.reason != expected[(d.stage, d.fingerprint)].reason
+    ]
     reasons = Counter(d.reason for d in seen)
     by_reason = ", ".join(f"{r} {n}" for r, n in sorted(reasons.items()))
     rec.add(f"{label}: DLQs hold exactly the poison records, each with its reason",
@@ -189,16 +234,21 @@ def check_dead_letters(rec: Reconciliation, label: str, poison: list[Poison],
             f" wrong reason {len(wrong)}",
             not (missing or unexpected or duplicated or wrong))  # fmt: skip
     if model:
-        rec.add(f"{label}:   + good records dead-lettered after model calls failed past"
-                " retries", "listed", f"{len(model)}: " + ", ".join(
-                    f"{d.episode} ({d.stage})" for d in model[:8]), None)
+        rec.add(
+            f"{label}:   + good records dead-lettered after model calls failed past retries",
+            "listed",
+            f"{len(model)}: " + ", ".join(f"{d.episode} ({d.stage})" for d in model[:8]),
+            None,
+        )
     for stage, fp in missing[:10]:
         rec.details.append(f"{label}: MISSING dead letter {expected[(stage, fp)].name} in {stage}")
     for d in unexpected[:10]:
-        rec.details.append(f"{label}: UNEXPECTED dead letter in {d.stage} from {d.original}:"
-                           f" {d.reason}")
+        rec.details.append(
+            f"{label}: UNEXPECTED dead letter in {d.stage} from {d.original}: {d.reason}"
+        )
     for stage, fp in duplicated[:10]:
-        rec.details.append(f"{label}: DUPLICATED dead letter {expected[(stage, fp)].name}"
-                           f" in {stage}")
+        rec.details.append(
+            f"{label}: DUPLICATED dead letter {expected[(stage, fp)].name} in {stage}"
+        )
     for d in wrong[:10]:
         rec.details.append(f"{label}: wrong reason in {d.stage}: {d.reason}")

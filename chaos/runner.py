@@ -37,24 +37,33 @@ async def drill(profile: Profile, infra: Infra, run_dir: Path, seed: int,
     run_dir.mkdir(parents=True, exist_ok=True)
     dataset = f"chaos{seed % 100000:05d}"
     scenario = build(seed, profile.tenants, profile.episodes_per_tenant, dataset)
-    poison = corpus(Settings(max_record_bytes=MAX_RECORD_BYTES), dataset,
-                    [t.key for t in scenario.tenants])
-    say(f"drill '{profile.name}' seed {seed}: {profile.episodes} episodes over"
-        f" {profile.tenants} tenants + {len(poison)} poison records; logs in {run_dir}")
-    base = await Run("base", profile, infra, scenario, poison, run_dir, chaos=None, seed=seed,
-                     say=say).execute()
-    say(f"fault-free run: {'finished' if base.finished else 'DID NOT FINISH'}"
-        f" in {base.elapsed_s:.0f} s")
+    poison = corpus(
+        Settings(max_record_bytes=MAX_RECORD_BYTES), dataset, [t.key for t in scenario.tenants]
+    )
+    say(
+        f"drill '{profile.name}' seed {seed}: {profile.episodes} episodes over"
+        f" {profile.tenants} tenants + {len(poison)} poison records; logs in {run_dir}"
+    )
+    base = await Run(
+        "base", profile, infra, scenario, poison, run_dir, chaos=None, seed=seed, say=say
+    ).execute()
+    say(
+        f"fault-free run: {'finished' if base.finished else 'DID NOT FINISH'}"
+        f" in {base.elapsed_s:.0f} s"
+    )
     # What each run left is read at once and its topics deleted: fewer partitions for
     # the broker to recover after its kill -9, nothing left behind on a shared broker.
     base_db, base_dead = await _collect(base)
     actions = schedule(profile, random.Random(seed))
     if not infra.restartable:
         actions = [a for a in actions if a.kind not in ("restart-kafka", "restart-postgres")]
-    chaos = await Run("chaos", profile, infra, scenario, poison, run_dir, chaos=actions,
-                      seed=seed, say=say).execute()
-    say(f"chaos run: {'finished' if chaos.finished else 'DID NOT FINISH'}"
-        f" in {chaos.elapsed_s:.0f} s")
+    chaos = await Run(
+        "chaos", profile, infra, scenario, poison, run_dir, chaos=actions, seed=seed, say=say
+    ).execute()
+    say(
+        f"chaos run: {'finished' if chaos.finished else 'DID NOT FINISH'}"
+        f" in {chaos.elapsed_s:.0f} s"
+    )
     chaos_db, chaos_dead = await _collect(chaos)
 
     rec = rc.Reconciliation()
@@ -88,32 +97,46 @@ def _describe_faults(rec: rc.Reconciliation, profile: Profile, chaos: RunResult)
     counts = read_fault_log(chaos.fault_log)
     attempts, faults = counts["attempts"], counts["faults"]
     share = faults / attempts if attempts else 0.0
-    kinds = ", ".join(f"{k} {counts[f'fault:{k}']}" for k in ("429", "500", "timeout",
-                                                               "malformed"))
-    rec.add("model faults injected (below the provider's retry loop)",
-            f"{profile.fault_rate:.0%} of attempts", f"{faults}/{attempts} = {share:.1%}: {kinds}",
-            abs(share - profile.fault_rate) < 0.05 if attempts > 200 else None)
+    kinds = ", ".join(f"{k} {counts[f'fault:{k}']}" for k in ("429", "500", "timeout", "malformed"))
+    rec.add(
+        "model faults injected (below the provider's retry loop)",
+        f"{profile.fault_rate:.0%} of attempts",
+        f"{faults}/{attempts} = {share:.1%}: {kinds}",
+        abs(share - profile.fault_rate) < 0.05 if attempts > 200 else None,
+    )
     by_stage: dict[str, int] = {}
     for name, n in chaos.kills.items():
         stage = name.rsplit("-", 1)[0]
         by_stage[stage] = by_stage.get(stage, 0) + n
     kills = sum(by_stage.values())
-    rec.add("kill -9 of workers (restarted)", f">= {profile.kills}",
-            f"{kills}: " + ", ".join(f"{s} {n}" for s, n in sorted(by_stage.items())),
-            kills >= profile.kills)
+    rec.add(
+        "kill -9 of workers (restarted)",
+        f">= {profile.kills}",
+        f"{kills}: " + ", ".join(f"{s} {n}" for s, n in sorted(by_stage.items())),
+        kills >= profile.kills,
+    )
     done = [a["action"] for a in chaos.actions]
-    for what, wanted, label in (("kafka back", profile.restart_kafka, "Kafka broker restart"),
-                                ("postgres back", profile.restart_postgres, "Postgres restart"),
-                                ("SIGCONT", profile.pause_s > 0, "worker paused past"
-                                 " max.poll.interval.ms")):
+    for what, wanted, label in (
+        ("kafka back", profile.restart_kafka, "Kafka broker restart"),
+        ("postgres back", profile.restart_postgres, "Postgres restart"),
+        ("SIGCONT", profile.pause_s > 0, "worker paused past max.poll.interval.ms"),
+    ):
         if wanted:
             detail = [a for a in chaos.actions if a["action"] == what]
             rec.add(label, "1", f"{done.count(what)} {detail[:1]}", done.count(what) >= 1)
     crashes = {n: c for n, c in chaos.crashes.items()}
-    rec.add("processes that exited on their own (restarted)", "information",
-            ", ".join(f"{n} exit {c}" for n, c in crashes.items()) or "none", None)
-    rec.add("workers restarted by the liveness probe (/healthz failing 45 s)", "information",
-            "; ".join(chaos.liveness_kills) or "none", None)
+    rec.add(
+        "processes that exited on their own (restarted)",
+        "information",
+        ", ".join(f"{n} exit {c}" for n, c in crashes.items()) or "none",
+        None,
+    )
+    rec.add(
+        "workers restarted by the liveness probe (/healthz failing 45 s)",
+        "information",
+        "; ".join(chaos.liveness_kills) or "none",
+        None,
+    )
 
 
 def render(rec: rc.Reconciliation, console: Console) -> None:

@@ -16,10 +16,30 @@ from datetime import UTC, datetime, timedelta
 from streams.events import EpisodeCompleted, Message, Role, Window
 from streams.model.fakes.drill import say
 
-ORGS = ("acme corp", "globex", "initech", "umbrella labs", "hooli", "vandelay industries",
-        "stark industries", "wayne enterprises", "tyrell corp", "cyberdyne")
-PLACES = ("chennai", "bangalore", "berlin", "lisbon", "toronto", "osaka", "nairobi", "lima",
-          "oslo", "quito")
+ORGS = (
+    "acme corp",
+    "globex",
+    "initech",
+    "umbrella labs",
+    "hooli",
+    "vandelay industries",
+    "stark industries",
+    "wayne enterprises",
+    "tyrell corp",
+    "cyberdyne",
+)
+PLACES = (
+    "chennai",
+    "bangalore",
+    "berlin",
+    "lisbon",
+    "toronto",
+    "osaka",
+    "nairobi",
+    "lima",
+    "oslo",
+    "quito",
+)
 TITLES = ("data engineer", "product manager", "nurse", "teacher", "chef", "pilot", "architect")
 CARS = ("honda civic", "toyota corolla", "ford focus", "tesla model 3", "vw golf")
 LIKES = ("jazz", "hiking", "sushi", "chess", "tennis", "gardening", "opera", "climbing")
@@ -64,17 +84,25 @@ def _episode_sentences(rng: random.Random, n: int, canary: str) -> list[list[str
     """What the user says in each of ``n`` episodes (an empty list: an empty window)."""
     org, place, title = rng.choice(ORGS), rng.choice(PLACES), rng.choice(TITLES)
     car, like = rng.choice(CARS), rng.choice(LIKES)
-    first = [say("work", org=org), say("live", place=place), say("title", title=title),
-             say("pet", canary=canary)]
+    first = [
+        say("work", org=org),
+        say("live", place=place),
+        say("title", title=title),
+        say("pet", canary=canary),
+    ]
     if rng.random() < 0.5:
         first.append(say("like", thing=like))
     pool: list[list[str]] = [
         [say("move", place=rng.choice([p for p in PLACES if p != place]))],
-        [say("start", org=rng.choice([o for o in ORGS if o != org]), date=_date(rng, 2, 4)),
-         say("title", title=rng.choice([t for t in TITLES if t != title]))],
+        [
+            say("start", org=rng.choice([o for o in ORGS if o != org]), date=_date(rng, 2, 4)),
+            say("title", title=rng.choice([t for t in TITLES if t != title])),
+        ],
         [say("drive", car=car), say("miles", car=car, n=str(rng.randint(1, 99) * 1000))],
-        [say("like", thing=(other := rng.choice([x for x in LIKES if x != like]))),
-         say("prefer", thing=other)],
+        [
+            say("like", thing=(other := rng.choice([x for x in LIKES if x != like]))),
+            say("prefer", thing=other),
+        ],
         [say("work", org=org.upper())],  # the same job again: an exact duplicate
     ]
     rng.shuffle(pool)
@@ -105,8 +133,9 @@ def build(seed: int, tenants: int, episodes_per_tenant: int, dataset: str) -> Sc
             messages: list[Message] = []
             for text in sentences:
                 messages.append(Message(seq=seq, role=Role.USER, content=text, created_at=at))
-                messages.append(Message(seq=seq + 1, role=Role.ASSISTANT, content="Noted.",
-                                        created_at=at))
+                messages.append(
+                    Message(seq=seq + 1, role=Role.ASSISTANT, content="Noted.", created_at=at)
+                )
                 seq += 2
             start = seq if not messages else messages[0].seq
             plan.episodes.append(EpisodeCompleted(

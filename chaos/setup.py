@@ -14,7 +14,6 @@ CHAOS_MODEL = "streams.model.fakes.chaos:create_models"
 SCRIPT_MODEL = "streams.model.fakes.drill:create_models"
 
 
-
 async def fresh_database(server_url: str, name: str) -> str:
     return await create_database(server_url, name, replace=True, embedding_dim=EMBEDDING_DIM)
 
@@ -49,5 +48,3 @@ def run_env(profile: Profile, settings: Settings, url: str, fault_rate: float,
         FACTSTREAM_LOG_LEVEL="INFO",
         **profile.extra_env,
     )
-
-

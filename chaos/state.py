@@ -58,9 +58,13 @@ async def read_db(url: str) -> DbState:
         for r in await conn.fetch(_FACTS):
             row = tuple(v for k, v in r.items() if k not in ("dataset", "project_id"))
             state.facts.setdefault((r["dataset"], r["project_id"]), Counter())[row] += 1
-        state.live_duplicates = [tuple(r) for r in await conn.fetch(
-            "SELECT dataset, project_id, subject, predicate, object, count(*) FROM facts"
-            " WHERE invalid_at IS NULL GROUP BY 1, 2, 3, 4, 5 HAVING count(*) > 1")]
+        state.live_duplicates = [
+            tuple(r)
+            for r in await conn.fetch(
+                "SELECT dataset, project_id, subject, predicate, object, count(*) FROM facts"
+                " WHERE invalid_at IS NULL GROUP BY 1, 2, 3, 4, 5 HAVING count(*) > 1"
+            )
+        ]
         # Calls that failed for good (after the provider's retries, or not retryable).
         for r in await conn.fetch(
             "SELECT dataset, project_id, episode_id, stage, kind, error FROM llm_calls"
@@ -138,14 +142,17 @@ async def terminal_episodes(url: str, cap: int) -> set[tuple[str, str, str]]:
     except (OSError, asyncpg.PostgresError, TimeoutError):
         return set()
     try:
-        rows = await conn.fetch("SELECT dataset, project_id, episode_id, status, retry_count,"
-                                " semantic_status, semantic_retry_count FROM episodes")
+        rows = await conn.fetch(
+            "SELECT dataset, project_id, episode_id, status, retry_count,"
+            " semantic_status, semantic_retry_count FROM episodes"
+        )
     except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError):
         return set()
     finally:
         await conn.close()
-    return {(r["dataset"], r["project_id"], r["episode_id"]) for r in rows
-            if terminal_state(r, cap)}
+    return {
+        (r["dataset"], r["project_id"], r["episode_id"]) for r in rows if terminal_state(r, cap)
+    }
 
 
 def dead_letter_count(settings: Settings) -> int:

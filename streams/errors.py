@@ -43,7 +43,11 @@ _TRANSIENT_SQLSTATES = {
     "57P02",  # crash_shutdown
     "57P03",  # cannot_connect_now
     "53300",  # too_many_connections
-    "08000", "08003", "08006", "08001", "08004",  # connection exceptions
+    "08000",
+    "08003",
+    "08006",
+    "08001",
+    "08004",  # connection exceptions
 }
 
 
@@ -63,6 +67,8 @@ def is_transient(exc: BaseException) -> bool:
     # mid-operation by a Postgres restart; seen by the chaos drill).
     name = type(exc).__name__
     return name in {
-        "ConnectionDoesNotExistError", "InterfaceError", "CannotConnectNowError",
+        "ConnectionDoesNotExistError",
+        "InterfaceError",
+        "CannotConnectNowError",
         "InternalClientError",
     }

@@ -36,12 +36,16 @@ def print_results(results: DemoResults) -> None:
 def demo_command(
     ctx: typer.Context,
     provider: Annotated[
-        str, typer.Option(help="auto: Gemini when GEMINI_API_KEY is set, else the cassette;"
-                          " or replay | gemini.")
+        str,
+        typer.Option(
+            help="auto: Gemini when GEMINI_API_KEY is set, else the cassette; or replay | gemini."
+        ),
     ] = "auto",
     record_cassette: Annotated[
-        bool, typer.Option("--record-cassette",
-                           help="Re-record the bundled cassette from the scripted demo model.")
+        bool,
+        typer.Option(
+            "--record-cassette", help="Re-record the bundled cassette from the scripted demo model."
+        ),
     ] = False,
     db_name: Annotated[
         str, typer.Option(help="Database created fresh on the configured server (dropped first).")

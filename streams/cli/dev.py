@@ -68,8 +68,13 @@ def dev_status(ctx: typer.Context) -> None:
         table.add_column(col, overflow="fold")
     for row in devinfra.status(settings):
         table.add_row(
-            row.name, row.kind, row.address, "yes" if row.running else "no",
-            "yes" if row.started_by_up else "no", str(row.pid or ""), row.note,
+            row.name,
+            row.kind,
+            row.address,
+            "yes" if row.running else "no",
+            "yes" if row.started_by_up else "no",
+            str(row.pid or ""),
+            row.note,
         )
     out.print(table)
 

@@ -71,8 +71,12 @@ def dlq_list(
         table.add_column(col, overflow="fold")
     for d in shown:
         table.add_row(
-            f"{d.record.partition}/{d.record.offset}", fmt_time(d.record.timestamp_ms),
-            d.tenant, d.reason, d.original, d.errors.get(H_ATTEMPT, ""),
+            f"{d.record.partition}/{d.record.offset}",
+            fmt_time(d.record.timestamp_ms),
+            d.tenant,
+            d.reason,
+            d.original,
+            d.errors.get(H_ATTEMPT, ""),
         )
     out.print(table)
     if len(shown) < len(letters):
@@ -145,8 +149,9 @@ def dlq_redrive(
         table.add_row(f"{r.partition}/{r.offset}", letter.tenant, letter.reason, landed)
     out.print(table if result.redriven else table.title)
     for letter, why in result.unroutable:
-        out.print(f"[yellow]not redriven[/yellow] {letter.record.partition}/"
-                  f"{letter.record.offset}: {why}")
+        out.print(
+            f"[yellow]not redriven[/yellow] {letter.record.partition}/{letter.record.offset}: {why}"
+        )
     for letter, why in result.failed:
         out.print(f"[red]failed[/red] {letter.record.partition}/{letter.record.offset}: {why}")
     out.print(

@@ -69,8 +69,12 @@ def replay_command(
                 " move the offsets (without --reprocess)"
             )
         spec = reset_spec(
-            to_earliest=to_earliest, to_latest=to_latest, to_datetime=to_datetime,
-            by_duration=by_duration, shift_by=shift_by, to_offset=to_offset,
+            to_earliest=to_earliest,
+            to_latest=to_latest,
+            to_datetime=to_datetime,
+            by_duration=by_duration,
+            shift_by=shift_by,
+            to_offset=to_offset,
             now=datetime.now(UTC),
         )
         admin = ka.admin_client(settings)
@@ -112,20 +116,24 @@ def _reprocess(ctx: typer.Context, plan: ReplayPlan, execute: bool) -> None:
             f" {plan.topic} with reprocess=true (offsets stay); add --execute to do it."
         )
         return
-    columns = (TextColumn("re-publishing"), BarColumn(), MofNCompleteColumn(),
-               TimeRemainingColumn())
+    columns = (
+        TextColumn("re-publishing"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+    )
     with Progress(*columns, console=out, transient=False) as bar:
         task = bar.add_task("reprocess", total=total)
         try:
-            result = reprocess(
-                settings_of(ctx), plan, on_progress=lambda n: bar.advance(task, n)
-            )
+            result = reprocess(settings_of(ctx), plan, on_progress=lambda n: bar.advance(task, n))
         except (RuntimeError, TimeoutError, KafkaFailure) as exc:
             raise fail(exc) from exc
     out.print(f"re-published {result.copied} episodes with reprocess=true to {plan.topic}.")
     if result.not_episodes:
-        out.print(f"[yellow]{len(result.not_episodes)} records were not valid episodes and"
-                  f" were not copied[/yellow] (first: {result.not_episodes[0]})")
+        out.print(
+            f"[yellow]{len(result.not_episodes)} records were not valid episodes and"
+            f" were not copied[/yellow] (first: {result.not_episodes[0]})"
+        )
 
 
 def plan_table(plan: ReplayPlan, reprocess_mode: bool = False) -> Table:
@@ -140,8 +148,12 @@ def plan_table(plan: ReplayPlan, reprocess_mode: bool = False) -> Table:
         table.add_column(col, justify="right")
     for p in plan.partitions:
         cells = [
-            str(p.partition), str(p.earliest), str(p.log_end),
-            "-" if p.committed is None else str(p.committed), str(p.new_offset), str(p.to_replay),
+            str(p.partition),
+            str(p.earliest),
+            str(p.log_end),
+            "-" if p.committed is None else str(p.committed),
+            str(p.new_offset),
+            str(p.to_replay),
         ]
         table.add_row(*cells, *([] if reprocess_mode else [str(p.to_skip)]))
     totals = ["[bold]total[/bold]", "", "", "", "", f"[bold]{plan.to_replay}[/bold]"]

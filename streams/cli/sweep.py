@@ -77,11 +77,16 @@ def report_table(report: SweepReport) -> Table:
     for dataset, project, episode, why in report.republished:
         table.add_row("republished", f"{dataset}:{project}", episode, why)
     for dataset, project, episode in report.ended_failed:
-        table.add_row("[red]ended failed[/red]", f"{dataset}:{project}", episode,
-                      "claim expired and the retry cap is reached")
+        table.add_row(
+            "[red]ended failed[/red]",
+            f"{dataset}:{project}",
+            episode,
+            "claim expired and the retry cap is reached",
+        )
     for tenant, relation in report.indexes_built:
-        table.add_row("vector index built", tenant, "",
-                      f"{relation}: the tenant outgrew exact search")
+        table.add_row(
+            "vector index built", tenant, "", f"{relation}: the tenant outgrew exact search"
+        )
     return table
 
 

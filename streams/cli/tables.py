@@ -80,8 +80,13 @@ def ledger_table(rows: list[Any]) -> Table:
         table.add_column(column, overflow="fold")
     for r in rows:
         note = r["semantic_last_error"] or r["last_error"] or ""
-        table.add_row(f"{r['dataset']}:{r['project_id']}", r["episode_id"], r["status"],
-                      r["semantic_status"], note)
+        table.add_row(
+            f"{r['dataset']}:{r['project_id']}",
+            r["episode_id"],
+            r["status"],
+            r["semantic_status"],
+            note,
+        )
     return table
 
 
@@ -91,6 +96,7 @@ def drops_table(rows: list[Any]) -> Table:
         table.add_column(column, overflow="fold")
     for r in rows:
         claim = " ".join(x for x in (r["subject"], r["predicate"], r["object"]) if x)
-        table.add_row(f"{r['dataset']}:{r['project_id']}", r["episode_id"], r["stage"],
-                      r["reason"], claim)
+        table.add_row(
+            f"{r['dataset']}:{r['project_id']}", r["episode_id"], r["stage"], r["reason"], claim
+        )
     return table

@@ -77,7 +77,8 @@ def call_panels(trace: EpisodeTrace, full: bool) -> Iterator[Panel]:
             f"{call['latency_ms']:.0f} ms · {tokens} · attempts {call['attempts']}"
         )
         parts: list[RenderableType] = [
-            Text("request", style="bold"), Text(_json(call["request"], full)),
+            Text("request", style="bold"),
+            Text(_json(call["request"], full)),
         ]
         if call["error"]:
             parts += [Text("error", style="bold red"), Text(str(call["error"]))]
@@ -102,8 +103,16 @@ def drops_tables(trace: EpisodeTrace) -> Iterator[Table]:
 
 def added_table(trace: EpisodeTrace) -> Table:
     table = Table(title=f"facts added ({len(trace.facts_added)})", title_justify="left")
-    for column in ("id", "subject", "predicate", "object", "kind", "valid from", "valid until",
-                   "now"):
+    for column in (
+        "id",
+        "subject",
+        "predicate",
+        "object",
+        "kind",
+        "valid from",
+        "valid until",
+        "now",
+    ):
         table.add_column(column, overflow="fold")
     for f in trace.facts_added:
         now = "live" if f["invalid_at"] is None else f"ended: {f['invalid_reason']}"

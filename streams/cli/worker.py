@@ -61,13 +61,19 @@ async def run_worker(
         pool = await create_pool(settings.require_database_url(), application_name=pool_name)
     try:
         deps = StageDeps(
-            settings=settings, pool=pool, models=LazyModels(settings),
+            settings=settings,
+            pool=pool,
+            models=LazyModels(settings),
             worker_id=instance_id or default_instance_id(),
         )
         stage = factory(deps)
         cfg = WorkerConfig.from_settings(
-            settings, stage.name, group=group, instance_id=instance_id,
-            concurrency=concurrency, metrics_port=metrics_port,
+            settings,
+            stage.name,
+            group=group,
+            instance_id=instance_id,
+            concurrency=concurrency,
+            metrics_port=metrics_port,
         )
         return await Worker(stage, cfg, install_signals=True).run()
     finally:
@@ -89,13 +95,19 @@ def worker_command(
     ] = None,
     group: Annotated[
         str | None,
-        typer.Option("--group", envvar="FACTSTREAM_WORKER_GROUP",
-                     help="Consumer group (default factstream-<stage>)."),
+        typer.Option(
+            "--group",
+            envvar="FACTSTREAM_WORKER_GROUP",
+            help="Consumer group (default factstream-<stage>).",
+        ),
     ] = None,
     instance_id: Annotated[
         str | None,
-        typer.Option("--instance-id", envvar="FACTSTREAM_WORKER_INSTANCE_ID",
-                     help="Stable id: static membership + restart-stable transactional.id."),
+        typer.Option(
+            "--instance-id",
+            envvar="FACTSTREAM_WORKER_INSTANCE_ID",
+            help="Stable id: static membership + restart-stable transactional.id.",
+        ),
     ] = None,
     log_level: Annotated[str, typer.Option("--log-level", envvar="FACTSTREAM_LOG_LEVEL")] = "INFO",
 ) -> None:
@@ -107,11 +119,17 @@ def worker_command(
     except (ConfigError, ImportError, AttributeError) as exc:
         log.error("cannot start worker: %s", exc)
         raise typer.Exit(2) from exc
-    code = asyncio.run(run_worker(
-        load_settings(), factory, group=group, instance_id=instance_id,
-        concurrency=concurrency, metrics_port=metrics_port,
-        pool_name=f"factstream-{stage}",  # pg_stat_activity shows which stage a session serves
-    ))
+    code = asyncio.run(
+        run_worker(
+            load_settings(),
+            factory,
+            group=group,
+            instance_id=instance_id,
+            concurrency=concurrency,
+            metrics_port=metrics_port,
+            pool_name=f"factstream-{stage}",  # pg_stat_activity shows which stage a session serves
+        )
+    )
     raise typer.Exit(code)
 
 

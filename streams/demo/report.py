@@ -75,8 +75,9 @@ def settled_lag(
         return group_of(settings.topic_prefix, stage)
 
     def snapshot(report: list[StageLag]) -> list[tuple[str, int, int | None, int]]:
-        return [(s.stage, p.partition, p.committed, p.log_end)
-                for s in report for p in s.partitions]
+        return [
+            (s.stage, p.partition, p.committed, p.log_end) for s in report for p in s.partitions
+        ]
 
     previous = None
     while True:

@@ -85,8 +85,11 @@ def start_processes(run: DemoRun, env: dict[str, str], console: Console) -> None
             )  # fmt: skip
         remember_child(proc)
         run.procs[name] = proc
-    console.print(f"started {len(run.procs)} processes: " + ", ".join(
-        f"{name} (pid {p.pid})" for name, p in run.procs.items()) + f"; logs in {run.run_dir}")
+    console.print(
+        f"started {len(run.procs)} processes: "
+        + ", ".join(f"{name} (pid {p.pid})" for name, p in run.procs.items())
+        + f"; logs in {run.run_dir}"
+    )
 
 
 def group_of(prefix: str, stage: str) -> str:
@@ -103,8 +106,12 @@ def log_tails(run: DemoRun, lines: int = 12) -> str:
 
 
 async def wait_terminal(
-    url: str, settings: Settings, wanted: set[tuple[str, str, str]], run: DemoRun,
-    timeout_s: float, console: Console,
+    url: str,
+    settings: Settings,
+    wanted: set[tuple[str, str, str]],
+    run: DemoRun,
+    timeout_s: float,
+    console: Console,
 ) -> None:
     """Poll the ledger until every published episode is terminal (or fail with why)."""
     deadline = time.monotonic() + timeout_s
@@ -115,7 +122,8 @@ async def wait_terminal(
             rows = await traces.ledger_rows(conn)
             done = {
                 (r["dataset"], r["project_id"], r["episode_id"])
-                for r in rows if terminal_state(r, settings.max_retries)
+                for r in rows
+                if terminal_state(r, settings.max_retries)
             }
             finished = len(done & wanted)
             if finished != last_shown:
@@ -214,8 +222,10 @@ def run_demo(
             raise DemoError(f"publishing the demo episodes failed: {published}")
         events = [json.loads(line) for line in EPISODES.read_text().splitlines() if line.strip()]
         wanted = {(e["dataset"], e["project_id"], e["episode_id"]) for e in events}
-        console.print(f"published {published.published} episodes of "
-                      f"{len(published.per_tenant)} tenants; waiting for the pipeline ...")
+        console.print(
+            f"published {published.published} episodes of "
+            f"{len(published.per_tenant)} tenants; waiting for the pipeline ..."
+        )
         asyncio.run(wait_terminal(url, demo_settings, wanted, run, timeout_s, console))
         results = asyncio.run(gather_results(url, demo_settings, wanted, group_of))
         show(results)

@@ -42,8 +42,11 @@ def choose_models(settings: Settings, provider: str, record: bool, run_dir: Path
     if record:
         path = run_dir / "cassette.recording.jsonl"
         path.unlink(missing_ok=True)
-        env = {"FACTSTREAM_MODEL_PROVIDER": "record", "FACTSTREAM_CASSETTE_PATH": str(path),
-               "FACTSTREAM_RECORD_INNER_PROVIDER": DEMO_MODEL}
+        env = {
+            "FACTSTREAM_MODEL_PROVIDER": "record",
+            "FACTSTREAM_CASSETTE_PATH": str(path),
+            "FACTSTREAM_RECORD_INNER_PROVIDER": DEMO_MODEL,
+        }
         banner = f"recording a new cassette from the scripted demo model ({DEMO_MODEL})"
         return ModelChoice("record", env, CASSETTE_DIM, banner)
     if provider == "auto":
@@ -52,8 +55,9 @@ def choose_models(settings: Settings, provider: str, record: bool, run_dir: Path
         if settings.gemini_api_key is None:
             raise DemoError("--provider gemini needs GEMINI_API_KEY (or FACTSTREAM_GEMINI_API_KEY)")
         banner = f"models: Gemini ({settings.extract_model}, {settings.embed_model}), key is set"
-        return ModelChoice("gemini", {"FACTSTREAM_MODEL_PROVIDER": "gemini"},
-                           settings.embedding_dim, banner)
+        return ModelChoice(
+            "gemini", {"FACTSTREAM_MODEL_PROVIDER": "gemini"}, settings.embedding_dim, banner
+        )
     if not CASSETTE.is_file():
         raise DemoError(f"no cassette at {CASSETTE}: run `factstream demo --record-cassette`")
     env = {"FACTSTREAM_MODEL_PROVIDER": "replay", "FACTSTREAM_CASSETTE_PATH": str(CASSETTE)}

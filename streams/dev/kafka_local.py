@@ -69,8 +69,16 @@ def ensure_jars(libs: Path, deploy: Path) -> Path:
             return libs
         tmp = Path(tempfile.mkdtemp(prefix=".libs-", dir=libs.parent))
         try:
-            cmd = [mvn, "-q", "-B", "-f", str(pom), "dependency:copy-dependencies",
-                   f"-DoutputDirectory={tmp}", "-DincludeScope=runtime"]
+            cmd = [
+                mvn,
+                "-q",
+                "-B",
+                "-f",
+                str(pom),
+                "dependency:copy-dependencies",
+                f"-DoutputDirectory={tmp}",
+                "-DincludeScope=runtime",
+            ]
             done = subprocess.run(cmd, capture_output=True, text=True, timeout=900, check=False)
             if done.returncode != 0:
                 out = (done.stdout + done.stderr)[-4000:]
@@ -140,15 +148,32 @@ def _java(libs: Path, *args: str, heap: tuple[str, ...] = HEAP) -> list[str]:
 def _format_storage(files: BrokerFiles, libs: Path) -> None:
     if (files.data / "meta.properties").is_file():
         return
-    made = subprocess.run(_java(libs, STORAGE_TOOL, "random-uuid"), capture_output=True,
-                          text=True, timeout=120, check=False)
+    made = subprocess.run(
+        _java(libs, STORAGE_TOOL, "random-uuid"),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     cluster_id = made.stdout.strip().splitlines()[-1] if made.stdout.strip() else ""
     if made.returncode != 0 or not cluster_id:
         raise DevInfraError(f"StorageTool random-uuid failed:\n{made.stdout}{made.stderr}")
     fmt = subprocess.run(
-        _java(libs, f"-Dlog4j2.configurationFile={files.log4j}", STORAGE_TOOL, "format",
-              "--standalone", "-t", cluster_id, "-c", str(files.config)),
-        capture_output=True, text=True, timeout=120, check=False,
+        _java(
+            libs,
+            f"-Dlog4j2.configurationFile={files.log4j}",
+            STORAGE_TOOL,
+            "format",
+            "--standalone",
+            "-t",
+            cluster_id,
+            "-c",
+            str(files.config),
+        ),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     if fmt.returncode != 0:
         raise DevInfraError(f"StorageTool format failed:\n{fmt.stdout}{fmt.stderr}")
@@ -188,8 +213,12 @@ def start_broker(
     )
     with files.log.open("ab") as log:
         proc = subprocess.Popen(
-            cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-            cwd=files.root, start_new_session=True,
+            cmd,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            cwd=files.root,
+            start_new_session=True,
         )
     remember_child(proc)
     files.pid.write_text(f"{proc.pid}\n")

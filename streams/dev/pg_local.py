@@ -73,7 +73,11 @@ def stop_pgserver(pgdata: Path, timeout_s: float = 30.0) -> None:
         user = pwd.getpwuid(owner).pw_name  # pgserver runs the server as `pgserver` under root
     done = subprocess.run(
         [str(pg_ctl), "-w", "-t", str(int(timeout_s)), "-D", str(pgdata), "stop", "-m", "fast"],
-        capture_output=True, text=True, timeout=timeout_s + 10, check=False, user=user,
+        capture_output=True,
+        text=True,
+        timeout=timeout_s + 10,
+        check=False,
+        user=user,
     )
     if done.returncode != 0 and pid_alive(pid):
         terminate(pid, timeout_s=10)

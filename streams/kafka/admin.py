@@ -132,9 +132,7 @@ def committed_with_metadata(
 def active_members(admin: AdminClient, group: str) -> list[Member]:
     """Members currently in the group (empty for an empty or unknown group)."""
     description = admin.describe_consumer_groups([group], request_timeout=TIMEOUT_S)[group].result()
-    return [
-        Member(m.member_id, m.client_id, m.host) for m in (description.members or [])
-    ]
+    return [Member(m.member_id, m.client_id, m.host) for m in (description.members or [])]
 
 
 def alter_offsets(

@@ -76,7 +76,12 @@ def read_ranges(
             if err is None and offset < end:
                 stamp = msg.timestamp()[1]
                 yield RangeRecord(
-                    topic, partition, offset, stamp, msg.key(), msg.value(),
+                    topic,
+                    partition,
+                    offset,
+                    stamp,
+                    msg.key(),
+                    msg.value(),
                     _headers(msg.headers()),
                 )
                 reached = offset + 1

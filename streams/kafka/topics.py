@@ -59,8 +59,12 @@ def all_topics(settings: Settings) -> list[TopicSpec]:
         return TopicSpec(name, settings.topic_partitions, settings.topic_replication, retention_ms)
 
     specs = [
-        spec(settings.topic(name), settings.input_retention_ms if name == pipeline.EPISODES
-             else settings.stage_retention_ms)
+        spec(
+            settings.topic(name),
+            settings.input_retention_ms
+            if name == pipeline.EPISODES
+            else settings.stage_retention_ms,
+        )
         for name in pipeline.topics()
     ]
     specs += [spec(settings.dlq_topic(s), settings.stage_retention_ms) for s in pipeline.STAGES]
@@ -74,8 +78,9 @@ def create_topics(
     specs = all_topics(settings) if specs is None else specs
     admin = admin_client(settings)
     new = [
-        NewTopic(s.name, num_partitions=s.partitions, replication_factor=s.replication,
-                 config=s.config())
+        NewTopic(
+            s.name, num_partitions=s.partitions, replication_factor=s.replication, config=s.config()
+        )
         for s in specs
     ]
     futures = admin.create_topics(new, operation_timeout=timeout_s, request_timeout=timeout_s)
@@ -100,7 +105,8 @@ def _reconcile(admin: AdminClient, specs: list[TopicSpec], timeout_s: float) -> 
     metadata = admin.list_topics(timeout=timeout_s)
     resources = [
         ConfigResource(
-            ResourceType.TOPIC, s.name,
+            ResourceType.TOPIC,
+            s.name,
             incremental_configs=[
                 ConfigEntry(k, v, incremental_operation=AlterConfigOpType.SET)
                 for k, v in s.config().items()
@@ -146,7 +152,8 @@ def describe_topics(settings: Settings, *, timeout_s: float = 30.0) -> list[Topi
     metadata = admin.list_topics(timeout=timeout_s)
     configured = [s.name for s in all_topics(settings)]
     extra = sorted(
-        name for name in metadata.topics
+        name
+        for name in metadata.topics
         if name.startswith(settings.topic_prefix) and name not in configured
     )
     present = [n for n in [*configured, *extra] if n in metadata.topics]

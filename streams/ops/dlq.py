@@ -85,7 +85,7 @@ def render_payload(value: bytes | None, preview_bytes: int = 512) -> tuple[str, 
     except UnicodeDecodeError:
         head = value[:preview_bytes]
         rows = [
-            f"{i:08x}  {head[i:i + 16].hex(' '):<47}  "
+            f"{i:08x}  {head[i : i + 16].hex(' '):<47}  "
             + "".join(chr(b) if 32 <= b < 127 else "." for b in head[i : i + 16])
             for i in range(0, len(head), 16)
         ]

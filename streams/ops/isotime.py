@@ -33,9 +33,7 @@ def parse_datetime(text: str) -> datetime:
     try:
         value = datetime.fromisoformat(text.strip())
     except ValueError as exc:
-        raise ValueError(
-            f"{text!r} is not an ISO 8601 datetime like 2026-03-01T12:00:00Z"
-        ) from exc
+        raise ValueError(f"{text!r} is not an ISO 8601 datetime like 2026-03-01T12:00:00Z") from exc
     return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
 

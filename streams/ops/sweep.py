@@ -37,6 +37,7 @@ log = logging.getLogger(__name__)
 
 Publish = Callable[[Sequence[EpisodeCompleted]], None]
 
+
 @dataclass
 class SweepReport:
     republished: list[tuple[str, str, str, str]] = field(
@@ -157,8 +158,10 @@ async def run_sweeper(
             # 1 s, 2 s, 4 s ... up to 30 s (never longer than one sweep interval).
             delay = min(min(30.0, interval), min(1.0, interval) * 2 ** min(failures - 1, 10))
             log.warning(
-                "sweep: database connection lost or unavailable (%s: %s); reconnecting in"
-                " %.1fs", type(exc).__name__, exc, delay,
+                "sweep: database connection lost or unavailable (%s: %s); reconnecting in %.1fs",
+                type(exc).__name__,
+                exc,
+                delay,
             )
         finally:
             if conn is not None:

@@ -108,20 +108,22 @@ class WorkerConfig:
 def consumer_conf(cfg: WorkerConfig) -> dict[str, Any]:
     """librdkafka consumer settings of a worker (callbacks are added by KafkaIO)."""
     conf: dict[str, Any] = dict(cfg.kafka)
-    conf.update({
-        "group.id": cfg.group,
-        "client.id": cfg.transactional_id,
-        "partition.assignment.strategy": "cooperative-sticky",
-        "enable.auto.commit": False,
-        "enable.auto.offset.store": False,
-        "isolation.level": "read_committed",
-        "auto.offset.reset": "earliest",
-        "max.poll.interval.ms": cfg.max_poll_interval_ms,
-        "session.timeout.ms": cfg.session_timeout_ms,
-        "heartbeat.interval.ms": max(100, min(3000, cfg.session_timeout_ms // 3)),
-        # A resumed partition waits for the fetch in flight; keep that wait short.
-        "fetch.wait.max.ms": 100,
-    })
+    conf.update(
+        {
+            "group.id": cfg.group,
+            "client.id": cfg.transactional_id,
+            "partition.assignment.strategy": "cooperative-sticky",
+            "enable.auto.commit": False,
+            "enable.auto.offset.store": False,
+            "isolation.level": "read_committed",
+            "auto.offset.reset": "earliest",
+            "max.poll.interval.ms": cfg.max_poll_interval_ms,
+            "session.timeout.ms": cfg.session_timeout_ms,
+            "heartbeat.interval.ms": max(100, min(3000, cfg.session_timeout_ms // 3)),
+            # A resumed partition waits for the fetch in flight; keep that wait short.
+            "fetch.wait.max.ms": 100,
+        }
+    )
     if cfg.statistics_interval_ms > 0:
         conf["statistics.interval.ms"] = cfg.statistics_interval_ms
     if cfg.instance_id:
@@ -132,13 +134,15 @@ def consumer_conf(cfg: WorkerConfig) -> dict[str, Any]:
 def producer_conf(cfg: WorkerConfig, transactional: bool) -> dict[str, Any]:
     """Transactional (Kafka-to-Kafka) or idempotent (sink outputs) producer settings."""
     conf: dict[str, Any] = dict(cfg.kafka)
-    conf.update({
-        "client.id": cfg.transactional_id,
-        "partitioner": "murmur2_random",
-        "enable.idempotence": True,
-        "acks": "all",
-        "linger.ms": 5,
-    })
+    conf.update(
+        {
+            "client.id": cfg.transactional_id,
+            "partitioner": "murmur2_random",
+            "enable.idempotence": True,
+            "acks": "all",
+            "linger.ms": 5,
+        }
+    )
     if transactional:
         conf["transactional.id"] = cfg.transactional_id
         conf["transaction.timeout.ms"] = cfg.transaction_timeout_ms

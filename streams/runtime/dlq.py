@@ -42,8 +42,18 @@ H_REASON = "x-reason"
 H_TRUNCATED = "x-value-truncated"
 
 DLQ_HEADERS: tuple[str, ...] = (
-    H_TOPIC, H_PARTITION, H_OFFSET, H_TIMESTAMP, H_GROUP, H_STAGE,
-    H_EXC_CLASS, H_EXC_MESSAGE, H_STACK, H_ATTEMPT, H_REASON, H_TRUNCATED,
+    H_TOPIC,
+    H_PARTITION,
+    H_OFFSET,
+    H_TIMESTAMP,
+    H_GROUP,
+    H_STAGE,
+    H_EXC_CLASS,
+    H_EXC_MESSAGE,
+    H_STACK,
+    H_ATTEMPT,
+    H_REASON,
+    H_TRUNCATED,
 )
 
 # Below the default broker/producer message limit (~1 MB) with room for headers.

@@ -9,8 +9,18 @@ from datetime import UTC, datetime
 from typing import IO, Any
 
 FIELDS = (
-    "stage", "group", "tenant", "episode_id", "topic", "partition", "offset",
-    "attempt", "reason", "outcome", "error", "instance",
+    "stage",
+    "group",
+    "tenant",
+    "episode_id",
+    "topic",
+    "partition",
+    "offset",
+    "attempt",
+    "reason",
+    "outcome",
+    "error",
+    "instance",
 )
 
 

@@ -26,32 +26,57 @@ class WorkerMetrics:
         self.registry = registry or CollectorRegistry()
         r = self.registry
         self._records = Counter(
-            "factstream_records", "Records finished, by outcome (ok, retried, dead_lettered)",
-            ["stage", "outcome"], registry=r)
+            "factstream_records",
+            "Records finished, by outcome (ok, retried, dead_lettered)",
+            ["stage", "outcome"],
+            registry=r,
+        )
         self.processing = Histogram(
-            "factstream_processing_seconds", "Time from handler start to a record's outcome",
-            ["stage"], buckets=_BUCKETS, registry=r).labels(stage)
+            "factstream_processing_seconds",
+            "Time from handler start to a record's outcome",
+            ["stage"],
+            buckets=_BUCKETS,
+            registry=r,
+        ).labels(stage)
         self.in_flight = Gauge(
-            "factstream_in_flight_records", "Records consumed and not finished",
-            ["stage"], registry=r).labels(stage)
+            "factstream_in_flight_records",
+            "Records consumed and not finished",
+            ["stage"],
+            registry=r,
+        ).labels(stage)
         self.retries = Counter(
-            "factstream_retries", "Transient handler failures retried", ["stage"],
-            registry=r).labels(stage)
+            "factstream_retries", "Transient handler failures retried", ["stage"], registry=r
+        ).labels(stage)
         self._dead = Counter(
-            "factstream_dead_letters", "Records sent to the dead-letter topic",
-            ["stage", "reason"], registry=r)
+            "factstream_dead_letters",
+            "Records sent to the dead-letter topic",
+            ["stage", "reason"],
+            registry=r,
+        )
         self._commits = Counter(
-            "factstream_commits", "Offset commits (transactions in Kafka-to-Kafka mode)",
-            ["stage", "result"], registry=r)
+            "factstream_commits",
+            "Offset commits (transactions in Kafka-to-Kafka mode)",
+            ["stage", "result"],
+            registry=r,
+        )
         self._lag = Gauge(
-            "factstream_consumer_lag", "Last stable offset minus committed offset",
-            ["stage", "topic", "partition"], registry=r)
+            "factstream_consumer_lag",
+            "Last stable offset minus committed offset",
+            ["stage", "topic", "partition"],
+            registry=r,
+        )
         self.assigned = Gauge(
-            "factstream_assigned_partitions", "Partitions assigned to this worker", ["stage"],
-            registry=r).labels(stage)
+            "factstream_assigned_partitions",
+            "Partitions assigned to this worker",
+            ["stage"],
+            registry=r,
+        ).labels(stage)
         self.paused = Gauge(
-            "factstream_fetch_paused", "1 while fetching is paused for backpressure", ["stage"],
-            registry=r).labels(stage)
+            "factstream_fetch_paused",
+            "1 while fetching is paused for backpressure",
+            ["stage"],
+            registry=r,
+        ).labels(stage)
         for outcome in ("ok", "retried", "dead_lettered"):
             self._records.labels(stage, outcome)
 
@@ -85,8 +110,13 @@ class MetricsServer:
     """
 
     def __init__(
-        self, registry: CollectorRegistry, health: Callable[[], tuple[bool, str]], port: int,
-        host: str = "0.0.0.0", *, include_default: bool = True,
+        self,
+        registry: CollectorRegistry,
+        health: Callable[[], tuple[bool, str]],
+        port: int,
+        host: str = "0.0.0.0",
+        *,
+        include_default: bool = True,
     ) -> None:
         registries = [registry, *([REGISTRY] if include_default else [])]
 
@@ -114,7 +144,8 @@ class MetricsServer:
         self._server.daemon_threads = True
         self.port = int(self._server.server_address[1])
         self._thread = threading.Thread(
-            target=self._server.serve_forever, name="metrics-http", daemon=True)
+            target=self._server.serve_forever, name="metrics-http", daemon=True
+        )
 
     def start(self) -> MetricsServer:
         self._thread.start()

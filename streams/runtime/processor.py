@@ -46,7 +46,9 @@ def full_jitter(attempt: int, base: float, cap: float, rand: Callable[[], float]
 
 def record_fields(rec: Record, event: BaseModel | None = None) -> dict[str, Any]:
     fields: dict[str, Any] = {
-        "tenant": rec.key_text, "topic": rec.topic, "partition": rec.partition,
+        "tenant": rec.key_text,
+        "topic": rec.topic,
+        "partition": rec.partition,
         "offset": rec.offset,
     }
     episode = getattr(event, "episode_id", None)
@@ -78,6 +80,7 @@ class RecordProcessor:
     def only_backing_off(self, tps: Collection[TP] | None = None) -> bool:
         """True when every record of these partitions (all when None) being processed is
         asleep between retries: nothing would finish soon, so a drain stops waiting."""
+
         def count(c: Counter[TP]) -> int:
             return sum(n for tp, n in c.items() if tps is None or tp in tps)
 
@@ -112,12 +115,17 @@ class RecordProcessor:
         attempt = 1
         while True:
             elapsed = self._clock() - started
-            final = (attempt >= cfg.transient_max_attempts
-                     and elapsed >= cfg.transient_min_retry_s)
+            final = attempt >= cfg.transient_max_attempts and elapsed >= cfg.transient_min_retry_s
             ctx = RecordContext(
-                group=cfg.group, topic=rec.topic, partition=rec.partition, offset=rec.offset,
-                key=rec.key_text, timestamp_ms=rec.timestamp_ms, attempt=attempt,
-                final_attempt=final, headers=rec.headers,
+                group=cfg.group,
+                topic=rec.topic,
+                partition=rec.partition,
+                offset=rec.offset,
+                key=rec.key_text,
+                timestamp_ms=rec.timestamp_ms,
+                attempt=attempt,
+                final_attempt=final,
+                headers=rec.headers,
             )
             try:
                 outs = self._encode(rec, await self._stage.handle(event, ctx))
@@ -128,8 +136,10 @@ class RecordProcessor:
                     delay = full_jitter(attempt, cfg.retry_base_s, cfg.retry_max_s, self._rand)
                     self._metrics.retries.inc()
                     log.warning(
-                        "transient failure, retrying in %.2fs (%.1fs since the first"
-                        " attempt): %r", delay, elapsed, exc,
+                        "transient failure, retrying in %.2fs (%.1fs since the first attempt): %r",
+                        delay,
+                        elapsed,
+                        exc,
                         extra={**self._fields(rec, event), "attempt": attempt},
                     )
                     await self._backoff(rec, delay)
@@ -201,12 +211,20 @@ class RecordProcessor:
         self._metrics.record("dead_lettered")
         self._metrics.dead_letter(reason)
         log.error(
-            "dead-lettered (%s): %s: %s", reason, type(exc).__name__, str(exc)[:500],
+            "dead-lettered (%s): %s: %s",
+            reason,
+            type(exc).__name__,
+            str(exc)[:500],
             extra={**self._fields(rec, event), "attempt": attempt, "reason": reason},
         )
         return (
             dead_letter(
-                rec, exc, dlq_topic=self._cfg.dlq_topic, group=self._cfg.group,
-                stage=self._cfg.stage, attempt=attempt, reason=reason,
+                rec,
+                exc,
+                dlq_topic=self._cfg.dlq_topic,
+                group=self._cfg.group,
+                stage=self._cfg.stage,
+                attempt=attempt,
+                reason=reason,
             ),
         )

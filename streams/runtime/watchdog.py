@@ -113,7 +113,11 @@ def exit_hung(what: str, elapsed: float) -> None:
         "Kafka call %s has not returned after %.0fs (a hung librdkafka call, see"
         " confluentinc/librdkafka#5456): exiting with code %d so the supervisor restarts the"
         " worker; its open transaction is aborted and the uncommitted records are read"
-        " again", what, elapsed, EXIT_HUNG, extra={"kafka_call": what},
+        " again",
+        what,
+        elapsed,
+        EXIT_HUNG,
+        extra={"kafka_call": what},
     )
     for flushable in [*logging.getLogger().handlers, sys.stdout, sys.stderr]:
         with contextlib.suppress(Exception):  # exiting anyway

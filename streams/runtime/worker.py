@@ -36,8 +36,14 @@ T = TypeVar("T")
 
 class Worker:
     def __init__(
-        self, stage: Stage[Any], cfg: WorkerConfig, *, metrics: WorkerMetrics | None = None,
-        install_signals: bool = False, poll_timeout_s: float = 0.05, max_poll_records: int = 500,
+        self,
+        stage: Stage[Any],
+        cfg: WorkerConfig,
+        *,
+        metrics: WorkerMetrics | None = None,
+        install_signals: bool = False,
+        poll_timeout_s: float = 0.05,
+        max_poll_records: int = 500,
     ) -> None:
         self.stage = stage
         self.cfg = cfg
@@ -47,8 +53,11 @@ class Worker:
         lane_by = lane_by or ("key" if self.transactional else "partition")
         self._processor = RecordProcessor(stage, cfg, self.metrics)
         self._dispatcher = KeyedDispatcher(
-            cfg.concurrency, self._processor, self._on_done,
-            by_partition=lane_by == "partition", crashed=self._crash,
+            cfg.concurrency,
+            self._processor,
+            self._on_done,
+            by_partition=lane_by == "partition",
+            crashed=self._crash,
         )
         self._install_signals = install_signals
         self._poll_timeout_s = poll_timeout_s
@@ -206,13 +215,18 @@ class Worker:
         log.info("draining %d records", self._dispatcher.queued, extra=self._fields())
         # Records asleep between transient retries (an outage) would hold the drain until
         # the deadline: stop waiting once nothing else runs; they are redelivered.
-        while (self._dispatcher.queued and not self._force
-               and not self._processor.only_backing_off()
-               and not any(t.done() for t in tasks) and time.monotonic() < deadline):
+        while (
+            self._dispatcher.queued
+            and not self._force
+            and not self._processor.only_backing_off()
+            and not any(t.done() for t in tasks)
+            and time.monotonic() < deadline
+        ):
             await asyncio.sleep(0.02)
         if self._dispatcher.queued:
-            log.warning("abandoning %d unfinished records", self._dispatcher.queued,
-                        extra=self._fields())
+            log.warning(
+                "abandoning %d unfinished records", self._dispatcher.queued, extra=self._fields()
+            )
 
     async def _commit_loop(self) -> None:
         while True:
@@ -221,19 +235,23 @@ class Worker:
 
     async def _commit_once(self, final: bool = False) -> None:
         assert self._io is not None
-        plans = [p for tp, led in self._ledgers.items()
-                 if tp not in self._closing and (p := led.ready()) is not None]
+        plans = [
+            p
+            for tp, led in self._ledgers.items()
+            if tp not in self._closing and (p := led.ready()) is not None
+        ]
         if not plans:
             return
         try:
             committed: dict[TP, int] = await self._call(self._io.commit, plans)
         except CommitFailed as exc:
             self._failures += 1
-            log.warning("commit failed (%d in a row): %s", self._failures, exc,
-                        extra=self._fields())
+            log.warning(
+                "commit failed (%d in a row): %s", self._failures, exc, extra=self._fields()
+            )
             if final or self._failures >= self.cfg.max_commit_failures:
                 raise FatalKafkaError(f"giving up after {self._failures} failed commits") from exc
-            await asyncio.sleep(min(5.0, 0.05 * 2 ** self._failures))
+            await asyncio.sleep(min(5.0, 0.05 * 2**self._failures))
             return
         self._failures = 0
         epochs = {p.tp: p.epoch for p in plans}
@@ -274,15 +292,19 @@ class Worker:
         wanted = set(tps)
         self._closing |= wanted
         deadline = time.monotonic() + self.cfg.revoke_wait_s
-        while (self._dispatcher.pending(wanted) and not self._force
-               and not self._processor.only_backing_off(wanted)
-               and time.monotonic() < deadline):
+        while (
+            self._dispatcher.pending(wanted)
+            and not self._force
+            and not self._processor.only_backing_off(wanted)
+            and time.monotonic() < deadline
+        ):
             await asyncio.sleep(0.01)
         plans = [p for tp in tps if (led := self._ledgers.get(tp)) and (p := led.ready())]
         abandoned = self._dispatcher.pending(wanted)
         if abandoned:
-            log.warning("revoked with %d unfinished records (abandoned)", abandoned,
-                        extra=self._fields())
+            log.warning(
+                "revoked with %d unfinished records (abandoned)", abandoned, extra=self._fields()
+            )
         await self._lose(tps)
         return plans
 

@@ -65,9 +65,7 @@ class ExtractStage(PipelineStage[EpisodeCompleted]):
             if release is not None:
                 status = await self._end_released(conn, event, release)
             else:
-                status = await episodes.enqueue_episode(
-                    conn, event, self.deps.settings.max_retries
-                )
+                status = await episodes.enqueue_episode(conn, event, self.deps.settings.max_retries)
             claimed = await self._claim_next(conn, event, ctx)
         started = 0
         while claimed is not None:

@@ -54,14 +54,16 @@ async def read_state(url: str) -> dict[str, Any]:
 
 def rows(state: dict[str, Any], project: str, triple: str) -> list[Any]:
     return [
-        f for f in state["facts"]
+        f
+        for f in state["facts"]
         if f["project_id"] == project and f"{f['subject']} {f['predicate']} {f['object']}" == triple
     ]
 
 
 def live(state: dict[str, Any], project: str, triple: str) -> bool:
-    return any(f["invalid_at"] is None and f["valid_until"] is None
-               for f in rows(state, project, triple))
+    return any(
+        f["invalid_at"] is None and f["valid_until"] is None for f in rows(state, project, triple)
+    )
 
 
 def assert_expected_facts(state: dict[str, Any]) -> None:
@@ -76,16 +78,20 @@ def assert_expected_facts(state: dict[str, Any]) -> None:
     assert all(f["valid_until"] is not None for f in car if f["invalid_reason"] is None)
     mileage = rows(state, "alice", "honda civic has mileage of 80000 miles")
     assert "cascade" in [f["invalid_reason"] for f in mileage]
-    assert not any(live(state, "alice", t) for t in
-                   ("user drives honda civic", "honda civic has mileage of 80000 miles"))
+    assert not any(
+        live(state, "alice", t)
+        for t in ("user drives honda civic", "honda civic has mileage of 80000 miles")
+    )
     # bob: "Acme Corp" and "acme corp." are one entity; both budgets live; one paraphrase.
-    assert [e["name"] for e in state["entities"]
-            if e["project_id"] == "bob" and "acme" in e["name"]] == ["acme corp"]
+    assert [
+        e["name"] for e in state["entities"] if e["project_id"] == "bob" and "acme" in e["name"]
+    ] == ["acme corp"]
     assert len(rows(state, "bob", "user works at acme corp")) == 1
     assert live(state, "bob", "user has car budget of 30000 usd")
     assert live(state, "bob", "user has tv budget of 1500 usd")
     paraphrases = rows(state, "bob", "user wants large screen tv") + rows(
-        state, "bob", "user prefers big display tv")
+        state, "bob", "user prefers big display tv"
+    )
     assert len(paraphrases) == 1
     # carol: moved; working from chennai is not contradicted; the injection never lands.
     assert live(state, "carol", "user lives in bangalore")
@@ -100,8 +106,16 @@ def assert_expected_facts(state: dict[str, Any]) -> None:
 
 def fact_table(state: dict[str, Any]) -> list[tuple[Any, ...]]:
     return sorted(
-        (f["project_id"], f["subject"], f["predicate"], f["object"], str(f["valid_from"]),
-         str(f["valid_until"]), f["invalid_at"] is None, str(f["invalid_reason"]))
+        (
+            f["project_id"],
+            f["subject"],
+            f["predicate"],
+            f["object"],
+            str(f["valid_from"]),
+            str(f["valid_until"]),
+            f["invalid_at"] is None,
+            str(f["invalid_reason"]),
+        )
         for f in state["facts"]
     )
 
@@ -117,8 +131,10 @@ def test_demo_twice_prints_and_stores_the_expected_facts(
         assert "REPLAYED from the bundled cassette" in output
         assert "not of Gemini" in output
         assert "8/8 episodes finished" in output
-        assert ("live now: user has job title data engineer; user works at anthropic;"
-                " user commutes by bike") in output
+        assert (
+            "live now: user has job title data engineer; user works at anthropic;"
+            " user commutes by bike"
+        ) in output
         assert "live now: user works from chennai; user lives in bangalore" in output
         assert "subject_not_allowed" in output and "near_duplicate" in output
         assert "consumer lag" in output and "all stages" in output

@@ -18,18 +18,11 @@ from streams.cli.main import app
 from streams.events import EpisodeCompleted, decode_episode
 from streams.kafka import admin as ka
 from streams.kafka.range_reader import read_ranges
-from streams.model.fakes.book import (
-    ScriptBook,
-    TenantScript,
-    always,
-    claim,
-    episode,
-    graph,
-    verdicts,
-)
+from streams.model.fakes.book import ScriptBook, TenantScript, always, claim, graph, verdicts
 from streams.model.ports import EmbedInput
 from streams.ops.dlq import DeadLetter, list_dead_letters
 from streams.settings import Settings
+from tests.support.events import episode
 from tests.support.fact_table import Row, drops, fact_table, table
 from tests.support.pipeline import Pipeline, delete_pipeline_topics, pipeline_settings
 

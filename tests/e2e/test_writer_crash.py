@@ -23,15 +23,8 @@ from streams.events import FactsJudged
 from streams.runtime.stage import RecordContext, StageDeps
 from streams.stages.write import create_stage
 from streams.store.db import create_pool
-from tests.integration.runtime.helpers import (
-    WorkerProc,
-    create_topics,
-    delete_topics,
-    new_prefix,
-    produce,
-    worker_env,
-)
-from tests.integration.stages.judge_write_support import (
+from tests.support.db import create_fresh_database
+from tests.support.judged import (
     cand,
     ends,
     fact,
@@ -41,7 +34,14 @@ from tests.integration.stages.judge_write_support import (
     seed_fact,
     snapshot,
 )
-from tests.support.db import create_fresh_database
+from tests.support.runtime import (
+    WorkerProc,
+    create_topics,
+    delete_topics,
+    new_prefix,
+    produce,
+    worker_env,
+)
 
 FACTORY = "tests.e2e.test_writer_crash:create_crashing_writer"
 

@@ -29,14 +29,8 @@ import pytest
 
 from streams.events import EpisodeCompleted
 from streams.kafka.partitioning import partition_for
-from streams.model.fakes.book import (
-    ScriptBook,
-    TenantScript,
-    always,
-    claim,
-    episode,
-    graph,
-)
+from streams.model.fakes.book import ScriptBook, TenantScript, always, claim, graph
+from tests.support.events import episode
 from tests.support.fact_table import Row, fact_table, judge_requests, table
 from tests.support.pipeline import Pipeline, delete_pipeline_topics, pipeline_settings
 
@@ -89,9 +83,7 @@ class Run:
 
 @pytest.fixture(scope="module")
 async def run(kafka_bootstrap: str, database_url: str) -> Run:
-    settings = await pipeline_settings(
-        kafka_bootstrap, database_url, topic_partitions=PARTITIONS
-    )
+    settings = await pipeline_settings(kafka_bootstrap, database_url, topic_partitions=PARTITIONS)
     book = ScriptBook(settings.embedding_dim)
     burst = tenant_on(None)
     hot = partition_for(f"{burst[0]}:{burst[1]}", PARTITIONS)

@@ -21,7 +21,8 @@ import asyncio
 import time
 import uuid
 
-from streams.model.fakes.book import ScriptBook, TenantScript, claim, episode, graph
+from streams.model.fakes.book import ScriptBook, TenantScript, claim, graph
+from tests.support.events import episode
 from tests.support.fact_table import Row, drops, fact_table
 from tests.support.pipeline import Pipeline, delete_pipeline_topics, pipeline_settings
 

@@ -16,8 +16,9 @@ from datetime import UTC, datetime
 import pytest
 
 from streams.events import EpisodeCompleted
-from streams.model.fakes.book import ScriptBook, TenantScript, episode
+from streams.model.fakes.book import ScriptBook, TenantScript
 from tests.scenarios.seed_examples import SCENARIOS
+from tests.support.events import episode
 from tests.support.fact_table import (
     Row,
     drops,

@@ -79,8 +79,9 @@ class PassthroughStage(Stage[PassIn]):
     name = "passthrough"
     input_model = PassIn
 
-    def __init__(self, input_topic: str, output_topic: str, delay_ms: float = 0.0,
-                 jitter_ms: float = 0.0) -> None:
+    def __init__(
+        self, input_topic: str, output_topic: str, delay_ms: float = 0.0, jitter_ms: float = 0.0
+    ) -> None:
         self.input_topic = input_topic
         self.output_topic: str | None = output_topic
         self.delay_ms = delay_ms
@@ -97,17 +98,27 @@ class PassthroughStage(Stage[PassIn]):
         delay = event.delay_ms + self.delay_ms + random.random() * self.jitter_ms
         if delay > 0:
             await asyncio.sleep(delay / 1000)
-        return [PassOut(
-            dataset=event.dataset, project_id=event.project_id, seq=event.seq,
-            episode_id=event.episode_id, src_partition=ctx.partition, src_offset=ctx.offset,
-            attempt=ctx.attempt, started=started, finished=time.time(), pid=os.getpid(),
-        )]
+        return [
+            PassOut(
+                dataset=event.dataset,
+                project_id=event.project_id,
+                seq=event.seq,
+                episode_id=event.episode_id,
+                src_partition=ctx.partition,
+                src_offset=ctx.offset,
+                attempt=ctx.attempt,
+                started=started,
+                finished=time.time(),
+                pid=os.getpid(),
+            )
+        ]
 
 
 def create_passthrough(deps: StageDeps) -> PassthroughStage:
     s = deps.settings
     return PassthroughStage(
-        s.topic("runtime.in"), s.topic("runtime.out"),
+        s.topic("runtime.in"),
+        s.topic("runtime.out"),
         delay_ms=_env_float("FACTSTREAM_TEST_DELAY_MS"),
         jitter_ms=_env_float("FACTSTREAM_TEST_JITTER_MS"),
     )
@@ -134,14 +145,24 @@ class SinkStage(Stage[PassIn]):
             if not await self.offsets.claim(
                 conn, ctx.group, ctx.topic, ctx.partition, ctx.offset, tenant=ctx.key
             ):
-                log.info("already applied, skipping", extra={
-                    "stage": self.name, "tenant": ctx.key, "topic": ctx.topic,
-                    "partition": ctx.partition, "offset": ctx.offset})
+                log.info(
+                    "already applied, skipping",
+                    extra={
+                        "stage": self.name,
+                        "tenant": ctx.key,
+                        "topic": ctx.topic,
+                        "partition": ctx.partition,
+                        "offset": ctx.offset,
+                    },
+                )
                 return []
             await conn.execute(
                 "INSERT INTO runtime_sink_effects (run, tenant, seq, src_offset)"
                 " VALUES ($1, $2, $3, $4)",
-                self.run, f"{event.dataset}:{event.project_id}", event.seq, ctx.offset,
+                self.run,
+                f"{event.dataset}:{event.project_id}",
+                event.seq,
+                ctx.offset,
             )
         self._maybe_crash(event.seq)
         return []

@@ -55,4 +55,3 @@ def test_postgres_cpu_is_split_by_the_stage_owning_each_backend() -> None:
     # 13 connected during the phase and never named: counted, as "other".
     assert diff["pg_cpu_s_by_app"] == {"factstream-write": 2.5, "factstream-judge": 0.5,
                                        "other": 0.25}  # fmt: skip
-

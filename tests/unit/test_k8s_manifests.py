@@ -82,8 +82,12 @@ def test_sweeper_and_config_exist_and_kustomization_lists_every_file() -> None:
     sweeper = one("Deployment", "factstream-sweeper")
     (container,) = sweeper["spec"]["template"]["spec"]["containers"]
     assert container["args"] == ["sweep"]
-    assert not [d for d in DOCS if d["kind"] == "ScaledObject"
-                and d["spec"]["scaleTargetRef"]["name"] == "factstream-sweeper"]
+    assert not [
+        d
+        for d in DOCS
+        if d["kind"] == "ScaledObject"
+        and d["spec"]["scaleTargetRef"]["name"] == "factstream-sweeper"
+    ]
     secret = one("Secret", "factstream-secrets")
     assert "FACTSTREAM_DATABASE_URL" in secret["stringData"]
     kustomization = yaml.safe_load((K8S / "kustomization.yaml").read_text())

@@ -32,13 +32,13 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from streams.domain.graph import RawClaim, RawEntity, RawGraph
-from streams.model.fakes.scripted import hashed_vector
+from streams.model.fakes.book import always, answer_pairs, claim
+from streams.model.fakes.scripted import hashed_vector, user_turns_summary
 from streams.model.ports import (
     CallKind,
     CallRecord,
     EmbedInput,
     ExtractInput,
-    JudgedPair,
     JudgeInput,
     JudgeOutput,
     ModelResult,
@@ -67,7 +67,7 @@ def topics_of(k: int) -> list[str]:
 
 
 def _claim(s: str, p: str, o: str) -> RawClaim:
-    return RawClaim(subject=s, predicate=p, object=o, confidence=0.9, sourceQuote=f"{p} {o}")
+    return claim(s, p, o, quote=f"{p} {o}")
 
 
 def episode_graph(k: int) -> RawGraph:
@@ -160,9 +160,7 @@ class BenchJudge:
 
     async def judge(self, request: JudgeInput) -> ModelResult[JudgeOutput]:
         def answer() -> JudgeOutput:
-            return JudgeOutput(
-                verdicts=[JudgedPair(pair_id=p.pair_id, verdict="old") for p in request.pairs]
-            )
+            return answer_pairs(request, always("old"))
 
         return await self.sim.call(request, answer)
 
@@ -172,8 +170,7 @@ class BenchSummarizer:
         self.sim = sim
 
     async def summarize(self, request: SummarizeInput) -> ModelResult[SummaryOutput]:
-        said = " ".join(m.content for m in request.messages if m.role == "user")
-        return await self.sim.call(request, lambda: SummaryOutput(summary=said[:400]))
+        return await self.sim.call(request, lambda: user_turns_summary(request))
 
 
 class BenchEmbedder:

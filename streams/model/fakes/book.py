@@ -15,21 +15,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
 
 from streams.domain.graph import RawClaim, RawEntity, RawGraph
-from streams.events import EpisodeCompleted, Message, Role, Window
 from streams.model.fakes.scripted import (
     ScriptedEmbedder,
     ScriptedExtractor,
     ScriptedJudge,
     ScriptedSummarizer,
+    user_turns_summary,
 )
 from streams.model.ports import (
     CallScope,
     EmbedInput,
     ExtractInput,
-    JudgedPair,
     JudgeInput,
     JudgeOutput,
     ModelResult,
@@ -104,20 +102,10 @@ class ScriptBook:
         if script.judge_error is not None:
             raise script.judge_error
         decide = script.verdict or (lambda _c, _e: "neither")
-        return JudgeOutput.model_validate(
-            {
-                "verdicts": [
-                    JudgedPair.model_validate(
-                        {"pair_id": p.pair_id, "verdict": decide(p.candidate, p.existing)}
-                    )
-                    for p in request.pairs
-                ]
-            }
-        )
+        return answer_pairs(request, decide)
 
     def _summarize(self, request: SummarizeInput) -> SummaryOutput:
-        first = request.messages[0].content if request.messages else ""
-        return SummaryOutput(summary=f"The user said: {first}")
+        return user_turns_summary(request)
 
 
 class _RoutedEmbedder:
@@ -173,25 +161,13 @@ def always(verdict: str) -> VerdictFn:
     return lambda _cand, _existing: verdict
 
 
-BASE_TIME = datetime(2026, 11, 20, 18, 0, tzinfo=UTC)
-
-
-def episode(
-    dataset: str,
-    project_id: str,
-    episode_id: str,
-    text: str,
-    *,
-    session_id: str = "s-1",
-    completed_at: datetime = BASE_TIME,
-) -> EpisodeCompleted:
-    """One user turn and the assistant's reply, as an application would publish them."""
-    messages = [
-        Message(seq=1, role=Role.USER, content=text,
-                created_at=completed_at - timedelta(minutes=1)),
-        Message(seq=2, role=Role.ASSISTANT, content="Noted.", created_at=completed_at),
-    ]
-    return EpisodeCompleted(
-        dataset=dataset, project_id=project_id, episode_id=episode_id, session_id=session_id,
-        window=Window(from_seq=1, to_seq=2), messages=messages, completed_at=completed_at,
-    )  # fmt: skip
+def answer_pairs(request: JudgeInput, decide: VerdictFn) -> JudgeOutput:
+    """One verdict per pair of the request, ``decide(candidate text, existing text)``."""
+    return JudgeOutput.model_validate(
+        {
+            "verdicts": [
+                {"pair_id": p.pair_id, "verdict": decide(p.candidate, p.existing)}
+                for p in request.pairs
+            ]
+        }
+    )

@@ -10,40 +10,22 @@ FACTSTREAM_MODEL_PROVIDER=streams.model.fakes.demo:create_models
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from streams.domain.graph import RawClaim, RawEntity, RawGraph
-from streams.model.fakes.scripted import (
-    ScriptedEmbedder,
-    ScriptedExtractor,
-    ScriptedJudge,
-    ScriptedSummarizer,
-    hashed_vector,
-    vector_at_similarity,
-)
-from streams.model.ports import (
-    ExtractInput,
-    JudgedPair,
-    JudgeInput,
-    JudgeOutput,
-    Models,
-    SummarizeInput,
-    SummaryOutput,
-)
+from streams.domain.graph import RawClaim, RawGraph
+from streams.model.fakes.book import always, answer_pairs, claim, graph
+from streams.model.fakes.scripted import KeyedEmbedder, scripted_models
+from streams.model.ports import ExtractInput, JudgeInput, JudgeOutput, Models
 from streams.settings import Settings
 
 
 def _claim(s: str, p: str, o: str, quote: str, **dates: str) -> RawClaim:
-    return RawClaim(subject=s, predicate=p, object=o, confidence=0.95, sourceQuote=quote, **dates)
+    return claim(s, p, o, conf=0.95, quote=quote, since=dates.get("validFrom"),
+                 until=dates.get("validUntil"))  # fmt: skip
 
 
 def _graph(entities: list[tuple[str, str]], rels: list[RawClaim], lits: list[RawClaim]) -> RawGraph:
-    return RawGraph(
-        entities=[RawEntity(name=n, type=t) for n, t in entities],
-        relationships=rels,
-        literalFacts=lits,
-    )
+    return graph(dict(entities), *rels, *lits)
 
 
 ANSWERS: dict[str, RawGraph] = {
@@ -123,41 +105,16 @@ _NEAR: dict[str, tuple[str, float]] = {
 }
 
 
-def _normalise(text: str) -> str:
-    return re.sub(r"\s+", " ", re.sub(r"[^a-z0-9 ]", "", text.lower())).strip()
-
-
-class DemoEmbedder(ScriptedEmbedder):
-    """Punctuation and case do not change a vector ("acme corp." == "acme corp")."""
-
-    def vector(self, text: str) -> list[float]:
-        key = _normalise(text)
-        if key in _NEAR:
-            base, similarity = _NEAR[key]
-            return vector_at_similarity(hashed_vector(base, self.dim), similarity, seed=key)
-        return hashed_vector(key, self.dim)
-
-
 def _extract(request: ExtractInput) -> RawGraph:
     return ANSWERS.get(request.scope.episode_id, RawGraph())
 
 
 def _judge(request: JudgeInput) -> JudgeOutput:
     # Every conflict in the demo is a change (job, city, car): the new fact wins.
-    return JudgeOutput(
-        verdicts=[JudgedPair(pair_id=p.pair_id, verdict="old") for p in request.pairs]
-    )
-
-
-def _summarize(request: SummarizeInput) -> SummaryOutput:
-    said = " ".join(m.content for m in request.messages if m.role == "user")
-    return SummaryOutput(summary=f"The user said: {said[:300]}")
+    return answer_pairs(request, always("old"))
 
 
 def create_models(settings: Settings, **_: Any) -> Models:
-    return Models(
-        extractor=ScriptedExtractor(_extract),
-        judge=ScriptedJudge(_judge),
-        summarizer=ScriptedSummarizer(_summarize),
-        embedder=DemoEmbedder(settings.embedding_dim),
+    return scripted_models(
+        extract=_extract, judge=_judge, embedder=KeyedEmbedder(settings.embedding_dim, _NEAR.get)
     )

@@ -18,23 +18,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from streams.domain.graph import RawClaim, RawEntity, RawGraph
-from streams.model.fakes.scripted import (
-    ScriptedEmbedder,
-    ScriptedExtractor,
-    ScriptedJudge,
-    ScriptedSummarizer,
-    hashed_vector,
-    vector_at_similarity,
-)
-from streams.model.ports import (
-    ExtractInput,
-    JudgedPair,
-    JudgeInput,
-    JudgeOutput,
-    Models,
-    SummarizeInput,
-    SummaryOutput,
-)
+from streams.model.fakes.book import answer_pairs, claim
+from streams.model.fakes.scripted import KeyedEmbedder, scripted_models
+from streams.model.ports import ExtractInput, JudgeInput, JudgeOutput, Models
 from streams.settings import Settings
 
 CANARY = re.compile(r"canary-[a-z0-9]+-[a-z0-9]+")
@@ -116,16 +102,23 @@ def extract_graph(request: ExtractInput) -> RawGraph:
             subject = values.get(sentence.subject, sentence.subject)
             obj = sentence.object_format.format(values[sentence.object])
             dates = {sentence.date_field: values["date"]} if sentence.date_field else {}
-            claim = RawClaim(
-                subject=subject, predicate=sentence.predicate, object=obj, confidence=0.9,
-                sourceQuote=part[:200], **dates,
+            said = claim(
+                subject, sentence.predicate, obj, quote=part[:200],
+                since=dates.get("validFrom"), until=dates.get("validUntil"),
             )  # fmt: skip
             is_edge = any(f == sentence.object for f, _ in sentence.entity_types)
-            (relationships if is_edge else literals).append(claim)
+            (relationships if is_edge else literals).append(said)
     context = " ".join([*request.known_entities, *request.recent_facts])
     for canary in sorted(set(CANARY.findall(context))):
-        literals.append(RawClaim(subject="user", predicate="has pet named", object=canary,
-                                 confidence=0.9, sourceQuote=""))
+        literals.append(
+            RawClaim(
+                subject="user",
+                predicate="has pet named",
+                object=canary,
+                confidence=0.9,
+                sourceQuote="",
+            )
+        )  # a leak: no quote
     return RawGraph(
         entities=[RawEntity(name=n, type=t) for n, t in entities.items()],
         relationships=relationships,
@@ -138,38 +131,20 @@ _COEXIST = (" likes ", " prefers ")
 
 
 def judge_pairs(request: JudgeInput) -> JudgeOutput:
-    return JudgeOutput(verdicts=[
-        JudgedPair(pair_id=p.pair_id,
-                   verdict="neither" if any(w in f" {p.candidate} " for w in _COEXIST) else "old")
-        for p in request.pairs
-    ])  # fmt: skip
+    return answer_pairs(
+        request, lambda cand, _old: "neither" if any(w in f" {cand} " for w in _COEXIST) else "old"
+    )
 
 
-def summarize(request: SummarizeInput) -> SummaryOutput:
-    said = " ".join(m.content for m in request.messages if m.role.value == "user")
-    return SummaryOutput(summary=f"The user said: {said[:300]}")
-
-
-def _normalise(text: str) -> str:
-    return re.sub(r"\s+", " ", re.sub(r"[^a-z0-9 \-]", "", text.lower())).strip()
-
-
-class DrillEmbedder(ScriptedEmbedder):
-    """Case/punctuation-blind vectors; "user prefers X" sits at 0.97 of "user likes X"
-    (a near duplicate the dedup stage must drop)."""
-
-    def vector(self, text: str) -> list[float]:
-        key = _normalise(text)
-        if key.startswith("user prefers "):
-            base = hashed_vector("user likes " + key.removeprefix("user prefers "), self.dim)
-            return vector_at_similarity(base, 0.97, seed=key)
-        return hashed_vector(key, self.dim)
+def _near(key: str) -> tuple[str, float] | None:
+    """ "user prefers X" sits at 0.97 of "user likes X": a near duplicate dedup must drop."""
+    if key.startswith("user prefers "):
+        return "user likes " + key.removeprefix("user prefers "), 0.97
+    return None
 
 
 def create_models(settings: Settings, **_: Any) -> Models:
-    return Models(
-        extractor=ScriptedExtractor(extract_graph),
-        judge=ScriptedJudge(judge_pairs),
-        summarizer=ScriptedSummarizer(summarize),
-        embedder=DrillEmbedder(settings.embedding_dim),
-    )
+    return scripted_models(
+        extract=extract_graph, judge=judge_pairs,
+        embedder=KeyedEmbedder(settings.embedding_dim, _near),
+    )  # fmt: skip

@@ -1,8 +1,10 @@
-"""Scripted providers: the ports answered from a script, for tests and benchmarks.
+"""Scripted providers: the ports answered from a script, for tests, the demo, the bench
+and the chaos drill.
 
 The model is the only thing faked in tests, and only through these ports. A script is a
 function from the request to the answer (or an exception to raise), so a test states
 exactly what "the model" says for each input. Calls are recorded like a real provider's.
+What scripts are made of (claims, graphs, verdict tables) is in streams/model/fakes/book.py.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import math
+import re
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
@@ -130,6 +133,30 @@ class ScriptedEmbedder:
             return [self.vector(t) for t in req.texts]
 
         return await _run("embed", answer, request, self.delay_s)
+
+
+class KeyedEmbedder(ScriptedEmbedder):
+    """Vectors by a folded key of the text (case and punctuation do not matter: "acme
+    corp." and "Acme Corp" embed alike); ``near(key)`` may place a key at an exact
+    similarity to another: ``("user likes tea", 0.97)``."""
+
+    def __init__(
+        self, dim: int, near: Callable[[str], tuple[str, float] | None] = lambda _key: None
+    ) -> None:
+        super().__init__(dim)
+        self.near = near
+
+    def vector(self, text: str) -> list[float]:
+        key = fold_key(text)
+        if (target := self.near(key)) is not None:
+            base, similarity = target
+            return vector_at_similarity(hashed_vector(base, self.dim), similarity, seed=key)
+        return hashed_vector(key, self.dim)
+
+
+def fold_key(text: str) -> str:
+    """Lower-case letters, digits, spaces and hyphens only, spaces collapsed."""
+    return re.sub(r"\s+", " ", re.sub(r"[^a-z0-9 \-]", "", text.lower())).strip()
 
 
 def _normalise(v: list[float]) -> list[float]:

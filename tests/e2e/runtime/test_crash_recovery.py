@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.runtime.helpers import (
+from tests.support.runtime import (
     Feeder,
     WorkerProc,
     assert_exactly_once_in_key_order,
@@ -30,13 +30,15 @@ def test_kill_dash_9_mid_stream_and_restart(
     kafka_bootstrap: str, topics: Callable[..., str], tmp_path: Path
 ) -> None:
     prefix = topics(*TOPICS, partitions=4)
-    env = worker_env(kafka_bootstrap, prefix, FACTSTREAM_TEST_DELAY_MS=5,
-                     FACTSTREAM_TEST_JITTER_MS=25)
+    env = worker_env(
+        kafka_bootstrap, prefix, FACTSTREAM_TEST_DELAY_MS=5, FACTSTREAM_TEST_JITTER_MS=25
+    )
     group = f"g-{prefix}"
     # Stable instance ids: static membership, and transactional.id survives the restart so
     # the new process fences (aborts) whatever transaction the killed one left open.
-    procs = {n: WorkerProc(env, tmp_path / f"{n}.log", group=group, instance_id=n)
-             for n in ("a", "b")}
+    procs = {
+        n: WorkerProc(env, tmp_path / f"{n}.log", group=group, instance_id=n) for n in ("a", "b")
+    }
     total = 900
     try:
         for p in procs.values():

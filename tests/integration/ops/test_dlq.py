@@ -13,8 +13,8 @@ from streams.ops.dlq import REDRIVEN_FROM_HEADER
 from streams.runtime.dlq import H_EXC_CLASS, dead_letter
 from streams.runtime.records import Record
 from streams.settings import Settings
-from tests.conftest import Tenant
-from tests.integration.ops.kafka_helpers import consume_all, episode_json, produce
+from tests.support.fixtures import Tenant
+from tests.support.kafka import consume_all, episode_json, produce
 
 PARTITIONS = 3
 
@@ -24,18 +24,33 @@ def put_dead_letter(
 ) -> tuple[int, int]:
     """What a worker of the extract stage writes when it gives up on a record."""
     original = Record(
-        topic=settings.topic("episodes.completed"), partition=1, offset=42, key=key.encode(),
-        value=value, headers=(("trace-id", b"t-1"),), timestamp_ms=1_767_225_600_000,
+        topic=settings.topic("episodes.completed"),
+        partition=1,
+        offset=42,
+        key=key.encode(),
+        value=value,
+        headers=(("trace-id", b"t-1"),),
+        timestamp_ms=1_767_225_600_000,
     )
-    out = dead_letter(original, exc, dlq_topic=settings.dlq_topic("extract"),
-                      group="factstream-extract", stage="extract", attempt=1, reason=reason)
-    (landed,) = produce(settings, out.topic,
-                        [{"key": out.key, "value": out.value, "headers": list(out.headers)}])
+    out = dead_letter(
+        original,
+        exc,
+        dlq_topic=settings.dlq_topic("extract"),
+        group="factstream-extract",
+        stage="extract",
+        attempt=1,
+        reason=reason,
+    )
+    (landed,) = produce(
+        settings, out.topic, [{"key": out.key, "value": out.value, "headers": list(out.headers)}]
+    )
     return landed
 
 
 def test_list_show_and_redrive_once(
-    tenant_settings: Settings, tenant: Tenant, create_topics: Callable[..., object],
+    tenant_settings: Settings,
+    tenant: Tenant,
+    create_topics: Callable[..., object],
 ) -> None:
     create_topics(tenant_settings, partitions=PARTITIONS)
     env = {
@@ -45,11 +60,16 @@ def test_list_show_and_redrive_once(
     runner = CliRunner()
     other = f"{tenant.dataset}:other"
     fixed = episode_json(tenant.dataset, tenant.project_id, "ep-fixed").encode()
-    p1, o1 = put_dead_letter(tenant_settings, tenant.key, fixed,
-                             PoisonError("prompt too long for the model"), "poison")
-    p2, o2 = put_dead_letter(tenant_settings, other, b"\xff\xfe not utf-8",
-                             UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte"),
-                             "not_utf8")
+    p1, o1 = put_dead_letter(
+        tenant_settings, tenant.key, fixed, PoisonError("prompt too long for the model"), "poison"
+    )
+    p2, o2 = put_dead_letter(
+        tenant_settings,
+        other,
+        b"\xff\xfe not utf-8",
+        UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte"),
+        "not_utf8",
+    )
 
     listed = runner.invoke(app, ["dlq", "list", "extract"], env=env)
     assert listed.exit_code == 0, listed.output
@@ -58,7 +78,8 @@ def test_list_show_and_redrive_once(
     only_tenant = runner.invoke(app, ["dlq", "list", "extract", "--tenant", tenant.key], env=env)
     assert "1 dead letter(s)" in only_tenant.output
     assert "prompt too long" in only_tenant.output and "UnicodeDecodeError" not in (
-        only_tenant.output)
+        only_tenant.output
+    )
     by_reason = runner.invoke(app, ["dlq", "list", "extract", "--reason", "unicode"], env=env)
     assert other in by_reason.output and tenant.key not in by_reason.output
 
@@ -77,7 +98,8 @@ def test_list_show_and_redrive_once(
     assert back.key == tenant.key and back.value == fixed
     assert back.headers["trace-id"] == b"t-1" and H_EXC_CLASS not in back.headers
     assert back.headers[REDRIVEN_FROM_HEADER] == (
-        f"{tenant_settings.dlq_topic('extract')}/{p1}/{o1}".encode())
+        f"{tenant_settings.dlq_topic('extract')}/{p1}/{o1}".encode()
+    )
 
     # Again, unfiltered: only the other tenant's letter is still to send.
     again = runner.invoke(app, ["dlq", "redrive", "extract"], env=env)

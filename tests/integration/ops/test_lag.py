@@ -14,8 +14,8 @@ from streams.kafka.admin import admin_client
 from streams.ops.lag import collect_lag
 from streams.pipeline import STAGES
 from streams.settings import Settings
-from tests.conftest import Tenant
-from tests.integration.ops.kafka_helpers import cli_env, commit, fill_partitions, produce
+from tests.support.fixtures import Tenant
+from tests.support.kafka import cli_env, commit, fill_partitions, produce
 
 PARTITIONS = 3
 

@@ -16,8 +16,8 @@ from streams.events import EpisodeCompleted
 from streams.kafka.partitioning import partition_for
 from streams.kafka.publisher import AsyncPublisher, Publisher
 from streams.settings import Settings
-from tests.conftest import Tenant
-from tests.integration.ops.kafka_helpers import consume_all, episode_dict, episode_json
+from tests.support.fixtures import Tenant
+from tests.support.kafka import consume_all, episode_dict, episode_json
 
 PARTITIONS = 3
 
@@ -30,7 +30,9 @@ def cli_env(settings: Settings) -> dict[str, str]:
 
 
 def test_publish_skips_bad_lines_and_publishes_the_rest(
-    tenant_settings: Settings, tenant: Tenant, create_topics: Callable[..., object],
+    tenant_settings: Settings,
+    tenant: Tenant,
+    create_topics: Callable[..., object],
     tmp_path: Path,
 ) -> None:
     create_topics(tenant_settings, partitions=PARTITIONS)
@@ -69,7 +71,9 @@ def test_publish_skips_bad_lines_and_publishes_the_rest(
 
 
 def test_publish_from_stdin_all_good_exits_zero(
-    tenant_settings: Settings, tenant: Tenant, create_topics: Callable[..., object],
+    tenant_settings: Settings,
+    tenant: Tenant,
+    create_topics: Callable[..., object],
 ) -> None:
     create_topics(tenant_settings, partitions=PARTITIONS)
     text = episode_json(tenant.dataset, tenant.project_id, "only") + "\n"
@@ -79,7 +83,9 @@ def test_publish_from_stdin_all_good_exits_zero(
 
 
 def test_python_publisher_sync_and_async(
-    tenant_settings: Settings, tenant: Tenant, create_topics: Callable[..., object],
+    tenant_settings: Settings,
+    tenant: Tenant,
+    create_topics: Callable[..., object],
 ) -> None:
     create_topics(tenant_settings, partitions=PARTITIONS)
     first = EpisodeCompleted.model_validate(episode_dict(tenant.dataset, tenant.project_id, "p1"))
@@ -100,7 +106,8 @@ def test_python_publisher_sync_and_async(
 
 
 def test_publish_to_a_missing_topic_fails_clearly_and_creates_nothing(
-    tenant_settings: Settings, tenant: Tenant,
+    tenant_settings: Settings,
+    tenant: Tenant,
 ) -> None:
     text = episode_json(tenant.dataset, tenant.project_id, "e1") + "\n"
     result = CliRunner().invoke(app, ["publish", "-"], input=text, env=cli_env(tenant_settings))

@@ -16,8 +16,8 @@ from streams.cli.main import app
 from streams.events import EpisodeCompleted
 from streams.ops.reprocess import REPROCESS_OF_HEADER
 from streams.settings import Settings
-from tests.conftest import Tenant
-from tests.integration.ops.kafka_helpers import (
+from tests.support.fixtures import Tenant
+from tests.support.kafka import (
     cli_env,
     commit,
     committed,

@@ -23,8 +23,9 @@ from tests.support.db import create_fresh_database
 pytestmark = pytest.mark.timeout(120)
 # A pass every 0.3 s; a pending episode is due again 0.2 s after the last pass sent it.
 SETTINGS = Settings(sweep_interval_s=0.3, claim_timeout_s=0.2)
-TRANSCRIPT = [{"seq": 1, "role": "user", "content": "I live in Oslo",
-               "created_at": "2026-01-01T00:00:00Z"}]
+TRANSCRIPT = [
+    {"seq": 1, "role": "user", "content": "I live in Oslo", "created_at": "2026-01-01T00:00:00Z"}
+]
 
 
 @pytest.fixture
@@ -71,8 +72,9 @@ async def holder(admin: asyncpg.Connection) -> tuple[int, str] | None:
     return None if row is None else (row["pid"], row["application_name"])
 
 
-async def wait_holder(admin: asyncpg.Connection, not_pid: int | None = None,
-                      timeout: float = 20) -> tuple[int, str]:
+async def wait_holder(
+    admin: asyncpg.Connection, not_pid: int | None = None, timeout: float = 20
+) -> tuple[int, str]:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         h = await holder(admin)
@@ -127,8 +129,11 @@ async def test_two_sweepers_are_never_active_together_across_kills(
     passes: dict[str, list[SweepReport]] = {"sweeper-a": [], "sweeper-b": []}
     sent: list[EpisodeCompleted] = []
     tasks = [
-        asyncio.create_task(run_sweeper(db_url, SETTINGS, sent.extend, connect=named(name),
-                                        on_pass=passes[name].append))
+        asyncio.create_task(
+            run_sweeper(
+                db_url, SETTINGS, sent.extend, connect=named(name), on_pass=passes[name].append
+            )
+        )
         for name in passes
     ]
     try:

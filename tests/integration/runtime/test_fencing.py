@@ -18,7 +18,7 @@ from streams.runtime.config import WorkerConfig
 from streams.runtime.kafka_io import CommitFailed, KafkaIO
 from streams.runtime.metrics import WorkerMetrics
 from streams.runtime.records import OutRecord, PartitionPlan
-from tests.integration.runtime.helpers import RecordingHooks, produce, read_to_end
+from tests.support.runtime import RecordingHooks, produce, read_to_end
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -34,19 +34,27 @@ def test_stale_member_commit_is_fenced(kafka_bootstrap: str, topics: Callable[..
     prefix = topics("in", "out", partitions=2)
     src, out = f"{prefix}in", f"{prefix}out"
     produce(kafka_bootstrap, src, [(b"k", b"{}")])
-    base = WorkerConfig(stage="fence", group=f"g-{prefix}", dlq_topic=f"{prefix}dlq",
-                        kafka={"bootstrap.servers": kafka_bootstrap},
-                        session_timeout_ms=6000, max_poll_interval_ms=6000,
-                        statistics_interval_ms=0)
+    base = WorkerConfig(
+        stage="fence",
+        group=f"g-{prefix}",
+        dlq_topic=f"{prefix}dlq",
+        kafka={"bootstrap.servers": kafka_bootstrap},
+        session_timeout_ms=6000,
+        max_poll_interval_ms=6000,
+        statistics_interval_ms=0,
+    )
     ha, hb = RecordingHooks(), RecordingHooks()
     a = KafkaIO(base, transactional=True, hooks=ha, metrics=WorkerMetrics("fence"))
-    b = KafkaIO(base.with_(member_name="b"), transactional=True, hooks=hb,
-                metrics=WorkerMetrics("fence"))
+    b = KafkaIO(
+        base.with_(member_name="b"), transactional=True, hooks=hb, metrics=WorkerMetrics("fence")
+    )
     try:
         a.start([src])
         poll_until(a, lambda: len(ha.epochs) == 2, 30, "A assigned both partitions")
-        stale = [PartitionPlan(src, p, ha.epochs[(src, p)], ((0, (OutRecord(out, b"k", b"A"),)),))
-                 for p in (0, 1)]
+        stale = [
+            PartitionPlan(src, p, ha.epochs[(src, p)], ((0, (OutRecord(out, b"k", b"A"),)),))
+            for p in (0, 1)
+        ]
         # A stops polling here. B joins and waits until the group gives it everything.
         b.start([src])
         poll_until(b, lambda: len(hb.epochs) == 2, 45, "B took over both partitions")
@@ -54,11 +62,15 @@ def test_stale_member_commit_is_fenced(kafka_bootstrap: str, topics: Callable[..
         with pytest.raises(CommitFailed) as err:
             a.commit(stale)
         # the group coordinator refused A's TxnOffsetCommit (stale member / generation)
-        assert any(code in str(err.value) for code in
-                   ("UNKNOWN_MEMBER_ID", "ILLEGAL_GENERATION", "FENCED_INSTANCE_ID")), err.value
+        assert any(
+            code in str(err.value)
+            for code in ("UNKNOWN_MEMBER_ID", "ILLEGAL_GENERATION", "FENCED_INSTANCE_ID")
+        ), err.value
 
-        fresh = [PartitionPlan(src, p, hb.epochs[(src, p)], ((0, (OutRecord(out, b"k", b"B"),)),))
-                 for p in (0, 1)]
+        fresh = [
+            PartitionPlan(src, p, hb.epochs[(src, p)], ((0, (OutRecord(out, b"k", b"B"),)),))
+            for p in (0, 1)
+        ]
         assert b.commit(fresh) == {(src, 0): 1, (src, 1): 1}
     finally:
         b.close()

@@ -13,7 +13,7 @@ import pytest
 from streams.runtime.config import WorkerConfig
 from streams.runtime.worker import Worker
 from streams.settings import Settings
-from tests.integration.runtime.helpers import event, produce, running, wait_for_count
+from tests.support.runtime import event, produce, running, wait_for_count
 from tests.support.stages import PassthroughStage
 
 pytestmark = pytest.mark.timeout(120)
@@ -23,22 +23,26 @@ async def test_same_key_in_input_order_different_keys_overlap(
     kafka_bootstrap: str, topics: Callable[..., str]
 ) -> None:
     prefix = topics("runtime.in", "runtime.out", "dlq.passthrough", partitions=4)
-    settings = Settings(kafka_bootstrap_servers=kafka_bootstrap, topic_prefix=prefix,
-                        commit_interval_ms=50)
+    settings = Settings(
+        kafka_bootstrap_servers=kafka_bootstrap, topic_prefix=prefix, commit_interval_ms=50
+    )
     rng = random.Random(42)
     n_keys, per_key, concurrency = 30, 10, 16
     items = [
         (f"ds{k}:p{k}".encode(), event(f"ds{k}:p{k}", seq, delay_ms=rng.uniform(0, 25)))
-        for seq in range(per_key) for k in range(n_keys)
+        for seq in range(per_key)
+        for k in range(n_keys)
     ]
     produce(kafka_bootstrap, settings.topic("runtime.in"), items)
 
     stage = PassthroughStage(settings.topic("runtime.in"), settings.topic("runtime.out"))
-    cfg = WorkerConfig.from_settings(settings, stage.name, group=f"g-{prefix}",
-                                     concurrency=concurrency)
+    cfg = WorkerConfig.from_settings(
+        settings, stage.name, group=f"g-{prefix}", concurrency=concurrency
+    )
     async with running(Worker(stage, cfg)):
         outs = await asyncio.get_running_loop().run_in_executor(
-            None, wait_for_count, kafka_bootstrap, settings.topic("runtime.out"), len(items), 90)
+            None, wait_for_count, kafka_bootstrap, settings.topic("runtime.out"), len(items), 90
+        )
 
     assert len(outs) == len(items)  # nothing lost, nothing doubled
     by_key: dict[bytes | None, list[dict[str, float]]] = defaultdict(list)

@@ -20,7 +20,7 @@ from streams.runtime.config import WorkerConfig
 from streams.runtime.kafka_io import KafkaIO
 from streams.runtime.metrics import WorkerMetrics
 from streams.runtime.records import TP, PartitionPlan
-from tests.integration.runtime.helpers import produce
+from tests.support.runtime import produce
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -40,8 +40,14 @@ class Hooks:
         pass
 
 
-def poll_until(io: KafkaIO, pause: bool, done: Callable[[], bool], what: str,
-               got: list[tuple[int, int]] | None = None, timeout: float = 45.0) -> None:
+def poll_until(
+    io: KafkaIO,
+    pause: bool,
+    done: Callable[[], bool],
+    what: str,
+    got: list[tuple[int, int]] | None = None,
+    timeout: float = 45.0,
+) -> None:
     deadline = time.monotonic() + timeout
     while not done():
         assert time.monotonic() < deadline, f"timed out: {what}"

@@ -12,7 +12,7 @@ from streams.runtime.config import WorkerConfig
 from streams.runtime.dlq import DLQ_HEADERS
 from streams.runtime.worker import Worker
 from streams.settings import Settings
-from tests.integration.runtime.helpers import (
+from tests.support.runtime import (
     event,
     produce,
     read_to_end,
@@ -26,9 +26,14 @@ TENANT = "ds:poison"
 
 
 def setup(bootstrap: str, prefix: str, **cfg: object) -> tuple[Settings, Worker]:
-    settings = Settings(kafka_bootstrap_servers=bootstrap, topic_prefix=prefix,
-                        commit_interval_ms=50, max_record_bytes=4000, transient_max_attempts=3,
-                        transient_min_retry_s=0)
+    settings = Settings(
+        kafka_bootstrap_servers=bootstrap,
+        topic_prefix=prefix,
+        commit_interval_ms=50,
+        max_record_bytes=4000,
+        transient_max_attempts=3,
+        transient_min_retry_s=0,
+    )
     stage = PassthroughStage(settings.topic("runtime.in"), settings.topic("runtime.out"))
     conf = WorkerConfig.from_settings(settings, stage.name, group=f"g-{prefix}", concurrency=4)
     return settings, Worker(stage, conf.with_(retry_base_s=0.02, **cfg))
@@ -57,10 +62,12 @@ async def test_poison_records_are_dead_lettered_and_the_partition_keeps_moving(
     loop = asyncio.get_running_loop()
 
     async with running(worker) as w:
-        outs = await loop.run_in_executor(None, wait_for_count, kafka_bootstrap,
-                                          settings.topic("runtime.out"), len(bad) + 1, 60)
-        dlq = await loop.run_in_executor(None, wait_for_count, kafka_bootstrap,
-                                         settings.dlq_topic("passthrough"), len(bad), 30)
+        outs = await loop.run_in_executor(
+            None, wait_for_count, kafka_bootstrap, settings.topic("runtime.out"), len(bad) + 1, 60
+        )
+        dlq = await loop.run_in_executor(
+            None, wait_for_count, kafka_bootstrap, settings.dlq_topic("passthrough"), len(bad), 30
+        )
         assert w.health() == (True, "ok")  # still up and polling
         assert w.metrics.value("factstream_records_total", outcome="dead_lettered") == len(bad)
 
@@ -74,8 +81,10 @@ async def test_poison_records_are_dead_lettered_and_the_partition_keeps_moving(
         assert dl.value == bad[reason] and dl.key == key  # the original, untouched
         src = inputs[dl.value]
         assert h["x-original-topic"] == settings.topic("runtime.in")
-        assert (int(h["x-original-partition"]), int(h["x-original-offset"])) == \
-            (src.partition, src.offset)
+        assert (int(h["x-original-partition"]), int(h["x-original-offset"])) == (
+            src.partition,
+            src.offset,
+        )
         assert h["x-consumer-group"] == f"g-{prefix}" and h["x-stage"] == "passthrough"
         assert h["x-attempt"] == ("1" if reason in ("poison", "handler_error") else "0")
         assert h["x-exception-class"] and h["x-stack-trace"].startswith("Traceback")
@@ -95,10 +104,12 @@ async def test_transient_failures_are_retried_in_place_then_succeed(
     loop = asyncio.get_running_loop()
 
     async with running(worker) as w:
-        outs = await loop.run_in_executor(None, wait_for_count, kafka_bootstrap,
-                                          settings.topic("runtime.out"), 6, 60)
-        dlq = await loop.run_in_executor(None, wait_for_count, kafka_bootstrap,
-                                         settings.dlq_topic("passthrough"), 1, 30)
+        outs = await loop.run_in_executor(
+            None, wait_for_count, kafka_bootstrap, settings.topic("runtime.out"), 6, 60
+        )
+        dlq = await loop.run_in_executor(
+            None, wait_for_count, kafka_bootstrap, settings.dlq_topic("passthrough"), 1, 30
+        )
         assert w.metrics.value("factstream_retries_total") == 2 + 2
         assert w.metrics.value("factstream_records_total", outcome="retried") == 1
 

@@ -14,7 +14,7 @@ import pytest
 from streams.runtime.config import WorkerConfig
 from streams.runtime.worker import Worker
 from streams.settings import Settings
-from tests.integration.runtime.helpers import (
+from tests.support.runtime import (
     Feeder,
     eventually,
     read_to_end,
@@ -36,18 +36,24 @@ async def test_member_joining_and_leaving_mid_stream(
     kafka_bootstrap: str, topics: Callable[..., str]
 ) -> None:
     prefix = topics("runtime.in", "runtime.out", "dlq.passthrough", partitions=6)
-    settings = Settings(kafka_bootstrap_servers=kafka_bootstrap, topic_prefix=prefix,
-                        commit_interval_ms=100, session_timeout_ms=6000,
-                        max_poll_interval_ms=10000)
+    settings = Settings(
+        kafka_bootstrap_servers=kafka_bootstrap,
+        topic_prefix=prefix,
+        commit_interval_ms=100,
+        session_timeout_ms=6000,
+        max_poll_interval_ms=10000,
+    )
     total = 900  # fed at 100/s while members join and leave
-    feeder = Feeder(kafka_bootstrap, settings.topic("runtime.in"), total, rate=100, keys=40,
-                    delay_ms=15)
+    feeder = Feeder(
+        kafka_bootstrap, settings.topic("runtime.in"), total, rate=100, keys=40, delay_ms=15
+    )
     out_topic = settings.topic("runtime.out")
 
     def make() -> Worker:
         stage = PassthroughStage(settings.topic("runtime.in"), out_topic)
-        cfg = WorkerConfig.from_settings(settings, stage.name, group=f"g-{prefix}",
-                                         concurrency=8, metrics_port=free_port())
+        cfg = WorkerConfig.from_settings(
+            settings, stage.name, group=f"g-{prefix}", concurrency=8, metrics_port=free_port()
+        )
         return Worker(stage, cfg.with_(statistics_interval_ms=500))
 
     first, second = make(), make()
@@ -66,13 +72,20 @@ async def test_member_joining_and_leaving_mid_stream(
             text = urllib.request.urlopen(f"{base}/metrics", timeout=5).read().decode()
             assert "factstream_processing_seconds_bucket" in text
             assert "factstream_in_flight_records" in text
-            await eventually(lambda: "factstream_consumer_lag{" in urllib.request.urlopen(
-                f"{base}/metrics", timeout=5).read().decode(), 10, "lag gauge")
+            await eventually(
+                lambda: (
+                    "factstream_consumer_lag{"
+                    in urllib.request.urlopen(f"{base}/metrics", timeout=5).read().decode()
+                ),
+                10,
+                "lag gauge",
+            )
             assert urllib.request.urlopen(f"{base}/healthz", timeout=5).status == 200
         assert feeder.is_alive(), "the stream ended before the second member left"
         # second left (drained + committed); first takes everything back
         await asyncio.get_running_loop().run_in_executor(
-            None, wait_for_count, kafka_bootstrap, out_topic, total, 90)
+            None, wait_for_count, kafka_bootstrap, out_topic, total, 90
+        )
 
     outs = read_to_end(kafka_bootstrap, [out_topic])
     seqs = Counter(o.json()["seq"] for o in outs)

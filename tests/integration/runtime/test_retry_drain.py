@@ -17,7 +17,7 @@ from confluent_kafka import Producer
 from streams.runtime.config import WorkerConfig
 from streams.runtime.worker import Worker
 from streams.settings import Settings
-from tests.integration.runtime.helpers import event, eventually, read_to_end
+from tests.support.runtime import event, eventually, read_to_end
 from tests.support.stages import PassthroughStage
 
 pytestmark = pytest.mark.timeout(120)
@@ -28,8 +28,12 @@ async def test_a_drain_cancels_records_sleeping_between_retries(
     kafka_bootstrap: str, topics: Callable[..., str]
 ) -> None:
     prefix = topics("runtime.in", "runtime.out", "dlq.passthrough", partitions=2)
-    settings = Settings(kafka_bootstrap_servers=kafka_bootstrap, topic_prefix=prefix,
-                        commit_interval_ms=50, shutdown_deadline_s=30)
+    settings = Settings(
+        kafka_bootstrap_servers=kafka_bootstrap,
+        topic_prefix=prefix,
+        commit_interval_ms=50,
+        shutdown_deadline_s=30,
+    )
     stage = PassthroughStage(settings.topic("runtime.in"), settings.topic("runtime.out"))
     conf = WorkerConfig.from_settings(settings, stage.name, group=f"g-{prefix}", concurrency=4)
     worker = Worker(stage, conf.with_(retry_base_s=0.2, retry_max_s=1.0))
@@ -43,16 +47,20 @@ async def test_a_drain_cancels_records_sleeping_between_retries(
         p.produce(settings.topic("runtime.in"), value=value, key=key, partition=partition)
     assert p.flush(30) == 0
     task = asyncio.create_task(worker.run())
-    await eventually(lambda: worker.metrics.value("factstream_retries_total") >= 2, 30,
-                     "the failing record to be retrying")
+    await eventually(
+        lambda: worker.metrics.value("factstream_retries_total") >= 2,
+        30,
+        "the failing record to be retrying",
+    )
     stopped = time.monotonic()
     worker.stop()
     assert await asyncio.wait_for(task, 40) == 0
     took = time.monotonic() - stopped
 
     assert took < 10, f"the drain waited {took:.1f}s for a record asleep in a backoff"
-    out = read_to_end(kafka_bootstrap, [settings.topic("runtime.out"),
-                                        settings.topic("dlq.passthrough")])
+    out = read_to_end(
+        kafka_bootstrap, [settings.topic("runtime.out"), settings.topic("dlq.passthrough")]
+    )
     # The slow record was waited for; the retrying one was neither output nor dead-lettered.
     assert sorted(o.json()["seq"] for o in out) == [0, 2]
     assert all(o.topic == settings.topic("runtime.out") for o in out)

@@ -37,8 +37,9 @@ async def test_record_and_already_applied(db: str) -> None:
             await offsets.record(conn, "g", "t", 0, 3, tenant="a")  # never moves back
         assert await offsets.already_applied(conn, "g", "t", 0, 5, tenant="a")
         rows = await conn.fetch("SELECT * FROM consumed_offsets")
-        assert [(r["consumer_group"], r["topic"], r["partition"], r["last_offset"])
-                for r in rows] == [("g", "t", 0, 5)]
+        assert [
+            (r["consumer_group"], r["topic"], r["partition"], r["last_offset"]) for r in rows
+        ] == [("g", "t", 0, 5)]
     finally:
         await conn.close()
 

@@ -18,7 +18,7 @@ from streams.runtime.config import WorkerConfig
 from streams.runtime.stage import RecordContext, Routed
 from streams.runtime.worker import Worker
 from streams.settings import Settings
-from tests.integration.runtime.helpers import event, produce, read_to_end, running, wait_for_count
+from tests.support.runtime import event, produce, read_to_end, running, wait_for_count
 from tests.support.stages import PassIn
 
 pytestmark = pytest.mark.timeout(120)
@@ -137,9 +137,9 @@ async def test_an_undelivered_output_keeps_its_offset_uncommitted(
     prefix = topics("runtime.in", "dlq.routing-sink", partitions=1)
     tiny = f"{prefix}runtime.tiny"
     admin = AdminClient({"bootstrap.servers": kafka_bootstrap})
-    admin.create_topics([NewTopic(tiny, 1, 1, config={"max.message.bytes": "2000"})])[
-        tiny
-    ].result(30)
+    admin.create_topics([NewTopic(tiny, 1, 1, config={"max.message.bytes": "2000"})])[tiny].result(
+        30
+    )
     try:
         settings = Settings(
             kafka_bootstrap_servers=kafka_bootstrap, topic_prefix=prefix, commit_interval_ms=50

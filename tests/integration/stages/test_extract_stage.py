@@ -8,7 +8,7 @@ from streams.domain.graph import RawClaim, RawEntity, RawGraph
 from streams.events import EntityType, FactKind, FactsExtracted
 from streams.model.ports import ExtractInput
 from streams.stages.extract import create_stage
-from tests.integration.stages.helpers import (
+from tests.support.episodes import (
     COMPLETED_AT,
     CTX,
     episode,
@@ -18,9 +18,9 @@ from tests.integration.stages.helpers import (
 )
 
 
-async def test_extract_produces_the_guarded_graph_and_records_the_call(es_pool: Any) -> None:
+async def test_extract_produces_the_guarded_graph_and_records_the_call(stage_pool: Any) -> None:
     tenant = new_tenant()
-    await seed_store(es_pool, tenant)
+    await seed_store(stage_pool, tenant)
 
     def model(req: ExtractInput) -> RawGraph:
         return RawGraph(
@@ -36,7 +36,7 @@ async def test_extract_produces_the_guarded_graph_and_records_the_call(es_pool: 
             ],
         )  # fmt: skip
 
-    deps = make_deps(es_pool, extract=model)
+    deps = make_deps(stage_pool, extract=model)
     event = episode(tenant, ["I moved to Berlin last month.", "Nice!", "My civic is at 80k km."])
     out = await create_stage(deps).handle(event, CTX)
 
@@ -69,7 +69,7 @@ async def test_extract_produces_the_guarded_graph_and_records_the_call(es_pool: 
     }  # fmt: skip
     assert request.reference_time == COMPLETED_AT
 
-    async with es_pool.acquire() as conn:
+    async with stage_pool.acquire() as conn:
         calls = await conn.fetch(
             "SELECT stage, kind, request, response, error FROM llm_calls"
             " WHERE dataset = $1 AND project_id = $2 AND episode_id = $3",
@@ -88,16 +88,16 @@ async def test_extract_produces_the_guarded_graph_and_records_the_call(es_pool: 
     assert (row["from_seq"], row["to_seq"]) == (1, 3)
 
 
-async def test_context_is_capped_by_settings(es_pool: Any) -> None:
+async def test_context_is_capped_by_settings(stage_pool: Any) -> None:
     tenant = new_tenant()
-    await seed_store(es_pool, tenant)
-    deps = make_deps(es_pool, context_entity_names=1, context_recent_facts=2)
+    await seed_store(stage_pool, tenant)
+    deps = make_deps(stage_pool, context_entity_names=1, context_recent_facts=2)
     await create_stage(deps).handle(episode(tenant), CTX)
     request = deps.models.extractor.requests[0]
     assert len(request.known_entities) == 1 and len(request.recent_facts) == 2
 
 
-async def test_an_extraction_with_no_facts_is_still_published(es_pool: Any) -> None:
+async def test_an_extraction_with_no_facts_is_still_published(stage_pool: Any) -> None:
     # The writer must see it to mark the episode done and open the tenant's gate.
-    out = await create_stage(make_deps(es_pool)).handle(episode(new_tenant()), CTX)
+    out = await create_stage(make_deps(stage_pool)).handle(episode(new_tenant()), CTX)
     assert len(out) == 1 and out[0].facts == [] and out[0].entities == []  # type: ignore[attr-defined]

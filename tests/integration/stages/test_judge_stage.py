@@ -13,7 +13,8 @@ from streams.model.fakes.scripted import ScriptedJudge, hashed_vector, vector_at
 from streams.settings import Settings
 from streams.stages.judge import create_stage
 from streams.store.db import create_pool
-from tests.integration.stages.judge_write_support import (
+from tests.support.db import create_fresh_database
+from tests.support.judged import (
     DIM,
     LIT,
     cand,
@@ -25,7 +26,6 @@ from tests.integration.stages.judge_write_support import (
     new_tenant,
     seed_fact,
 )
-from tests.support.db import create_fresh_database
 
 NOW = datetime.now(UTC)
 

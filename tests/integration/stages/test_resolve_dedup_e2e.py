@@ -32,17 +32,14 @@ from streams.runtime.stage import StageDeps
 from streams.runtime.worker import Worker
 from streams.settings import Settings
 from streams.stages import dedup, resolve
-from tests.integration.stages.rd_support import (
+from tests.support.facts import (
     DIM,
     days_from_now,
     extracted,
     insert_live_fact,
     lit,
-    rd_pool,
     rel,
 )
-
-__all__ = ["rd_pool"]  # the module-scoped fixture, imported for pytest
 
 ORG, PERSON, VEHICLE = EntityType.ORG, EntityType.PERSON, EntityType.VEHICLE
 LARGE, BIG = "user wants large screen", "user prefers big display"
@@ -58,7 +55,7 @@ async def read_deduped(consumer: Consumer, want: int) -> list[FactsDeduped]:
 
 
 async def test_resolve_then_dedup_on_the_broker(
-    rd_pool: Any, kafka_bootstrap: str, tenant: Any, create_topics: Callable[..., Any]
+    stage_pool: Any, kafka_bootstrap: str, tenant: Any, create_topics: Callable[..., Any]
 ) -> None:
     settings = Settings(
         kafka_bootstrap_servers=kafka_bootstrap,
@@ -68,14 +65,14 @@ async def test_resolve_then_dedup_on_the_broker(
     create_topics(settings, partitions=2)
     ds, proj = tenant.dataset, tenant.project_id
     acme, large = hashed_vector("acme", DIM), hashed_vector(LARGE, DIM)
-    acme_id = await rd_pool.fetchval(
+    acme_id = await stage_pool.fetchval(
         "INSERT INTO entities (dataset, project_id, name, type, embedding)"
         " VALUES ($1, $2, 'acme', 'ORG', $3) RETURNING id",
         ds, proj, Vector(acme),
     )  # fmt: skip
-    await insert_live_fact(rd_pool, ds, proj, lit("user", "wants", "large screen"), large)
+    await insert_live_fact(stage_pool, ds, proj, lit("user", "wants", "large screen"), large)
     civic = rel("user", "drives", "honda civic")
-    civic_id = await insert_live_fact(rd_pool, ds, proj, civic, hashed_vector("civic", DIM))
+    civic_id = await insert_live_fact(stage_pool, ds, proj, civic, hashed_vector("civic", DIM))
 
     sold = days_from_now(-7)
     first = extracted(
@@ -111,7 +108,7 @@ async def test_resolve_then_dedup_on_the_broker(
         summarizer=ScriptedSummarizer(lambda _: SummaryOutput(summary="")),
         embedder=embedder,
     )
-    deps = StageDeps(settings=settings, pool=rd_pool, models=models, worker_id="w1")
+    deps = StageDeps(settings=settings, pool=stage_pool, models=models, worker_id="w1")
     suffix = uuid.uuid4().hex[:8]
     workers = [
         Worker(
@@ -149,7 +146,7 @@ async def test_resolve_then_dedup_on_the_broker(
         "user drinks tea",
         "user likes green tea",
     ]
-    names = await rd_pool.fetch(
+    names = await stage_pool.fetch(
         "SELECT name FROM entities WHERE dataset=$1 AND project_id=$2 ORDER BY name", ds, proj
     )
     assert [r["name"] for r in names] == ["acme", "honda civic", "user"]

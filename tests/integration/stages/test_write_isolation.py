@@ -19,7 +19,8 @@ from streams.stages.write import create_stage as create_writer
 from streams.store.db import create_pool
 from streams.store.facts_query import as_of, history, live_facts
 from streams.store.judge_reads import live_facts_near
-from tests.integration.stages.judge_write_support import (
+from tests.support.db import create_fresh_database
+from tests.support.judged import (
     LIT,
     cand,
     ctx,
@@ -29,7 +30,6 @@ from tests.integration.stages.judge_write_support import (
     judge_answering,
     seed_fact,
 )
-from tests.support.db import create_fresh_database
 
 Tenant = tuple[str, str]
 

@@ -16,7 +16,8 @@ from streams.settings import Settings
 from streams.stages.write import FACT_WRITES, create_stage
 from streams.store.db import create_pool
 from streams.store.facts_query import as_of, live_facts
-from tests.integration.stages.judge_write_support import (
+from tests.support.db import create_fresh_database
+from tests.support.judged import (
     LIT,
     cand,
     ctx,
@@ -31,7 +32,6 @@ from tests.integration.stages.judge_write_support import (
     seed_fact,
     snapshot,
 )
-from tests.support.db import create_fresh_database
 
 NOW = datetime.now(UTC)
 

@@ -13,8 +13,9 @@ from streams.settings import Settings
 from streams.stages.write import create_stage
 from streams.store.db import create_pool
 from streams.store.episodes import claim_next, enqueue_episode
-from tests.integration.stages.helpers import episode
-from tests.integration.stages.judge_write_support import (
+from tests.support.db import create_fresh_database
+from tests.support.episodes import episode
+from tests.support.judged import (
     cand,
     ctx,
     deps,
@@ -23,7 +24,6 @@ from tests.integration.stages.judge_write_support import (
     new_tenant,
     seed_episode,
 )
-from tests.support.db import create_fresh_database
 
 
 @pytest.fixture(scope="module")

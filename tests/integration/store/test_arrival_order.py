@@ -15,8 +15,8 @@ import pytest
 
 from streams.store import episodes
 from streams.store.db import create_pool
-from tests.integration.stages.helpers import episode, new_tenant
 from tests.support.db import create_fresh_database
+from tests.support.episodes import episode, new_tenant
 
 TIMEOUT = 600.0
 

@@ -12,8 +12,8 @@ import pytest
 from streams.events import EpisodeCompleted
 from streams.store import episodes
 from streams.store.db import create_pool
-from tests.integration.stages.helpers import episode, new_tenant
 from tests.support.db import create_fresh_database
+from tests.support.episodes import episode, new_tenant
 
 TIMEOUT = 600.0
 STALE = "claimed_at = now() - interval '11 minutes'"

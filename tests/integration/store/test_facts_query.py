@@ -16,7 +16,8 @@ from streams.settings import Settings
 from streams.stages.write import create_stage
 from streams.store.db import create_pool
 from streams.store.facts_query import as_of, history, live_facts
-from tests.integration.stages.judge_write_support import (
+from tests.support.db import create_fresh_database
+from tests.support.judged import (
     cand,
     ctx,
     deps,
@@ -25,7 +26,6 @@ from tests.integration.stages.judge_write_support import (
     judged,
     new_tenant,
 )
-from tests.support.db import create_fresh_database
 
 
 @pytest.fixture(scope="module")

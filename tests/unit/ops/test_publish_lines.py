@@ -26,8 +26,12 @@ def episode(episode_id: str, **overrides: Any) -> str:
         "session_id": "s-1",
         "window": {"from_seq": 1, "to_seq": 1},
         "messages": [
-            {"seq": 1, "role": "user", "content": "I work at Acme",
-             "created_at": "2026-01-01T10:00:00Z"}
+            {
+                "seq": 1,
+                "role": "user",
+                "content": "I work at Acme",
+                "created_at": "2026-01-01T10:00:00Z",
+            }
         ],
         "completed_at": "2026-01-01T10:01:00Z",
         **overrides,
@@ -41,8 +45,12 @@ def test_bad_lines_carry_their_number_and_reason() -> None:
         episode("e2", window={"from_seq": 5, "to_seq": 1}),
         "",
         "{not json",
-        episode("e3", messages=[{"seq": 1, "role": "robot", "content": "x",
-                                 "created_at": "2026-01-01T10:00:00Z"}]),
+        episode(
+            "e3",
+            messages=[
+                {"seq": 1, "role": "robot", "content": "x", "created_at": "2026-01-01T10:00:00Z"}
+            ],
+        ),
         episode("e4"),
     ]
     parsed = list(parse_lines(lines))

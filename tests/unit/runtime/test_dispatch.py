@@ -39,8 +39,10 @@ async def test_same_key_in_order_different_keys_concurrently_under_the_limit() -
         assert offs == sorted(offs)
         # never two records of one key at once: every start follows the previous end
         events = [(e, o) for e, key, o in log if key == f"k{k}"]
-        assert all(events[i][0] == "start" and events[i + 1] == ("end", events[i][1])
-                   for i in range(0, len(events), 2))
+        assert all(
+            events[i][0] == "start" and events[i + 1] == ("end", events[i][1])
+            for i in range(0, len(events), 2)
+        )
 
 
 async def test_by_partition_runs_one_partition_sequentially() -> None:

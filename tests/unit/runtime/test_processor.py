@@ -54,9 +54,15 @@ def make(stage: FakeStage, **cfg: object) -> tuple[RecordProcessor, WorkerMetric
         sleeps.append(s)
 
     # No time budget here: these tests count attempts (test_retry_budget.py covers time).
-    conf = WorkerConfig(stage="fake", group="g", dlq_topic="dlq", transient_max_attempts=4,
-                        transient_min_retry_s=0.0, retry_base_s=1.0,
-                        retry_max_s=3.0).with_(**cfg)
+    conf = WorkerConfig(
+        stage="fake",
+        group="g",
+        dlq_topic="dlq",
+        transient_max_attempts=4,
+        transient_min_retry_s=0.0,
+        retry_base_s=1.0,
+        retry_max_s=3.0,
+    ).with_(**cfg)
     metrics = WorkerMetrics("fake")
     return RecordProcessor(stage, conf, metrics, sleep=sleep, rand=lambda: 1.0), metrics, sleeps
 
@@ -69,8 +75,11 @@ def rec(value: object, key: bytes | None = b"ds:p") -> Record:
 async def test_outputs_are_keyed_by_the_record_key_unless_told_otherwise() -> None:
     proc, metrics, _ = make(FakeStage())
     outs = await proc(rec({"dataset": "ds", "n": 1}))
-    assert [(o.topic, o.key) for o in outs] == [("out", b"ds:p"), ("side", b"ds:p"),
-                                                ("side", b"explicit")]
+    assert [(o.topic, o.key) for o in outs] == [
+        ("out", b"ds:p"),
+        ("side", b"ds:p"),
+        ("side", b"explicit"),
+    ]
     assert json.loads(outs[0].value) == {"dataset": "ds", "n": 1, "attempt": 1}
     assert metrics.value("factstream_records_total", outcome="ok") == 1
 

@@ -69,8 +69,7 @@ def processor(
 ) -> tuple[RecordProcessor, WorkerMetrics]:
     conf = WorkerConfig(stage="fake", group="g", dlq_topic="dlq").with_(**cfg)
     metrics = WorkerMetrics("fake")
-    proc = RecordProcessor(stage, conf, metrics, sleep=clock.sleep, rand=lambda: rand,
-                           clock=clock)
+    proc = RecordProcessor(stage, conf, metrics, sleep=clock.sleep, rand=lambda: rand, clock=clock)
     return proc, metrics
 
 
@@ -154,8 +153,13 @@ async def test_a_record_asleep_in_a_backoff_is_reported_and_cancels_at_once() ->
         asleep.set()
         await never.wait()
 
-    proc = RecordProcessor(stage, WorkerConfig(stage="fake", group="g", dlq_topic="dlq"),
-                           WorkerMetrics("fake"), sleep=blocking_sleep, clock=clock)
+    proc = RecordProcessor(
+        stage,
+        WorkerConfig(stage="fake", group="g", dlq_topic="dlq"),
+        WorkerMetrics("fake"),
+        sleep=blocking_sleep,
+        clock=clock,
+    )
     assert not proc.only_backing_off()
     task = asyncio.create_task(proc(REC))
     await asyncio.wait_for(asleep.wait(), 5)
@@ -186,9 +190,13 @@ async def test_a_record_still_working_keeps_the_drain_waiting() -> None:
         asleep.set()
         await release.wait()
 
-    proc = RecordProcessor(Slow(clock, 0), WorkerConfig(stage="fake", group="g",
-                                                        dlq_topic="dlq"),
-                           WorkerMetrics("fake"), sleep=blocking_sleep, clock=clock)
+    proc = RecordProcessor(
+        Slow(clock, 0),
+        WorkerConfig(stage="fake", group="g", dlq_topic="dlq"),
+        WorkerMetrics("fake"),
+        sleep=blocking_sleep,
+        clock=clock,
+    )
     other = Record("in", 1, 0, b"ds:q", REC.value)
     tasks = [asyncio.create_task(proc(REC)), asyncio.create_task(proc(other))]
     await asyncio.wait_for(asyncio.gather(asleep.wait(), working.wait()), 5)

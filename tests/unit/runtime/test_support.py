@@ -22,16 +22,32 @@ def test_json_log_lines_carry_record_coordinates() -> None:
     logger.addHandler(handler)
     logger.propagate = False
     try:
-        logger.warning("hello %s", "x", extra={"stage": "s", "tenant": "ds:p", "episode_id": "e1",
-                                               "topic": "t", "partition": 2, "offset": 9})
+        logger.warning(
+            "hello %s",
+            "x",
+            extra={
+                "stage": "s",
+                "tenant": "ds:p",
+                "episode_id": "e1",
+                "topic": "t",
+                "partition": 2,
+                "offset": 9,
+            },
+        )
     finally:
         logger.removeHandler(handler)
     line = json.loads(buf.getvalue())
     assert line["msg"] == "hello x" and line["level"] == "warning"
-    assert {k: line[k] for k in ("stage", "tenant", "episode_id", "topic", "partition",
-                                 "offset")} == {"stage": "s", "tenant": "ds:p",
-                                                "episode_id": "e1", "topic": "t",
-                                                "partition": 2, "offset": 9}
+    assert {
+        k: line[k] for k in ("stage", "tenant", "episode_id", "topic", "partition", "offset")
+    } == {
+        "stage": "s",
+        "tenant": "ds:p",
+        "episode_id": "e1",
+        "topic": "t",
+        "partition": 2,
+        "offset": 9,
+    }
 
 
 def test_metrics_server_serves_metrics_and_health() -> None:
@@ -39,8 +55,9 @@ def test_metrics_server_serves_metrics_and_health() -> None:
     metrics.record("ok")
     metrics.lag("t", 3, 42)
     healthy = [True]
-    server = MetricsServer(metrics.registry, lambda: (healthy[0], "ok" if healthy[0] else "bad"),
-                           0, host="127.0.0.1").start()
+    server = MetricsServer(
+        metrics.registry, lambda: (healthy[0], "ok" if healthy[0] else "bad"), 0, host="127.0.0.1"
+    ).start()
     try:
         base = f"http://127.0.0.1:{server.port}"
         text = urllib.request.urlopen(f"{base}/metrics", timeout=5).read().decode()
@@ -64,11 +81,13 @@ def test_two_workers_in_one_process_have_separate_registries() -> None:
 
 
 def test_config_from_settings() -> None:
-    s = Settings(topic_prefix="x.", worker_concurrency=7, commit_interval_ms=250,
-                 max_record_bytes=123)
+    s = Settings(
+        topic_prefix="x.", worker_concurrency=7, commit_interval_ms=250, max_record_bytes=123
+    )
     cfg = WorkerConfig.from_settings(s, "extract", instance_id="pod-0")
     assert cfg.group == "factstream-extract" and cfg.dlq_topic == "x.dlq.extract"
     assert cfg.concurrency == 7 and cfg.commit_interval_s == 0.25 and cfg.max_record_bytes == 123
     assert cfg.transactional_id == "factstream-extract-pod-0"
     assert WorkerConfig.from_settings(s, "extract").transactional_id.startswith(
-        "factstream-extract-")
+        "factstream-extract-"
+    )

@@ -74,8 +74,7 @@ def test_the_deadline_is_per_call_and_slow_calls_that_return_never_fire() -> Non
     clock, expiries = FakeClock(), Expiries()
     wd = Watchdog(120.0, expiries, clock=clock, tick_s=0.01)
     try:
-        for name in ["begin_transaction", "send_offsets_to_transaction",
-                     "commit_transaction"] * 5:
+        for name in ["begin_transaction", "send_offsets_to_transaction", "commit_transaction"] * 5:
             with wd.watch(name):
                 clock.now += 90.0  # each slow (3x its own 30 s timeout), 1350 s in all
                 time.sleep(0.02)
@@ -95,7 +94,7 @@ def test_a_real_blocked_call_is_caught_with_the_real_clock() -> None:
     try:
         assert expiries.fired.wait(5)
         assert 0.3 <= time.monotonic() - started < 3
-        (what, elapsed), = expiries.calls
+        ((what, elapsed),) = expiries.calls
         assert what == "commit_transaction" and elapsed >= 0.3
     finally:
         release.set()
@@ -140,6 +139,7 @@ class NoHooks:
     def assigned(self, parts: Any) -> None: ...
     def revoked(self, tps: Any) -> list[PartitionPlan]:
         return []
+
     def lost(self, tps: Any) -> None: ...
 
 
@@ -152,10 +152,17 @@ def test_kafka_io_watches_its_transactional_calls() -> None:
         producer.release.set()  # the real handler exits the process instead
 
     # No broker needed: nothing here talks to the network except the fake's calls.
-    cfg = WorkerConfig(stage="s", group="g", dlq_topic="d", kafka_txn_watchdog_s=0.3,
-                       kafka={"bootstrap.servers": "127.0.0.1:1"}, statistics_interval_ms=0)
-    io = KafkaIO(cfg, transactional=True, hooks=NoHooks(), metrics=WorkerMetrics("s"),
-                 on_hung=on_hung)
+    cfg = WorkerConfig(
+        stage="s",
+        group="g",
+        dlq_topic="d",
+        kafka_txn_watchdog_s=0.3,
+        kafka={"bootstrap.servers": "127.0.0.1:1"},
+        statistics_interval_ms=0,
+    )
+    io = KafkaIO(
+        cfg, transactional=True, hooks=NoHooks(), metrics=WorkerMetrics("s"), on_hung=on_hung
+    )
     real_producer = io.producer
     io.producer = producer  # type: ignore[assignment]
     try:
@@ -164,8 +171,11 @@ def test_kafka_io_watches_its_transactional_calls() -> None:
         assert io.commit([PartitionPlan("t", 0, 1, ((4, ()),))]) == {("t", 0): 5}
         assert time.monotonic() - started < 5
         assert [w for w, _ in hung] == ["send_offsets_to_transaction"]
-        assert producer.calls == ["begin_transaction", "send_offsets_to_transaction",
-                                  "commit_transaction"]
+        assert producer.calls == [
+            "begin_transaction",
+            "send_offsets_to_transaction",
+            "commit_transaction",
+        ]
     finally:
         io.watchdog.close()
         io.consumer.close()
@@ -184,8 +194,7 @@ def test_the_worker_handler_logs_and_exits_the_process() -> None:
         print("returned")
     """)
     started = time.monotonic()
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=30)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
     assert proc.returncode == EXIT_HUNG
     assert time.monotonic() - started < 20
     assert "commit_transaction has not returned" in proc.stderr

@@ -24,10 +24,13 @@ def episode_dict(
         "session_id": "s-1",
         "window": {"from_seq": 1, "to_seq": 2},
         "messages": [
-            {"seq": 1, "role": "user", "content": f"note {episode_id}",
-             "created_at": "2026-01-01T10:00:00Z"},
-            {"seq": 2, "role": "assistant", "content": "ok",
-             "created_at": "2026-01-01T10:00:01Z"},
+            {
+                "seq": 1,
+                "role": "user",
+                "content": f"note {episode_id}",
+                "created_at": "2026-01-01T10:00:00Z",
+            },
+            {"seq": 2, "role": "assistant", "content": "ok", "created_at": "2026-01-01T10:00:01Z"},
         ],
         "completed_at": "2026-01-01T10:01:00Z",
         **overrides,
@@ -48,15 +51,18 @@ class Consumed:
     timestamp_ms: int
 
 
-def consume_all(settings: Settings, topic: str, expected: int, timeout_s: float = 20.0
-                ) -> list[Consumed]:
+def consume_all(
+    settings: Settings, topic: str, expected: int, timeout_s: float = 20.0
+) -> list[Consumed]:
     """Read the topic from the start until ``expected`` records arrived (or time ran out)."""
-    consumer = Consumer({
-        **settings.kafka_common,
-        "group.id": f"test-reader-{uuid.uuid4().hex[:8]}",
-        "auto.offset.reset": "earliest",
-        "enable.auto.commit": False,
-    })
+    consumer = Consumer(
+        {
+            **settings.kafka_common,
+            "group.id": f"test-reader-{uuid.uuid4().hex[:8]}",
+            "auto.offset.reset": "earliest",
+            "enable.auto.commit": False,
+        }
+    )
     consumer.subscribe([topic])
     found: list[Consumed] = []
     deadline = time.monotonic() + timeout_s
@@ -77,8 +83,16 @@ def _take(msg: Any, found: list[Consumed]) -> None:
         return
     key = msg.key()
     headers = {k: (v or b"") for k, v in (msg.headers() or [])}
-    found.append(Consumed(msg.partition(), msg.offset(), None if key is None else key.decode(),
-                          msg.value() or b"", headers, msg.timestamp()[1]))
+    found.append(
+        Consumed(
+            msg.partition(),
+            msg.offset(),
+            None if key is None else key.decode(),
+            msg.value() or b"",
+            headers,
+            msg.timestamp()[1],
+        )
+    )
 
 
 def produce(settings: Settings, topic: str, records: list[dict[str, Any]]) -> list[tuple[int, int]]:
@@ -90,6 +104,7 @@ def produce(settings: Settings, topic: str, records: list[dict[str, Any]]) -> li
         def cb(err: Any, msg: Any) -> None:
             assert err is None, err
             landed[i] = (msg.partition(), msg.offset())
+
         return cb
 
     for i, record in enumerate(records):
@@ -100,11 +115,11 @@ def produce(settings: Settings, topic: str, records: list[dict[str, Any]]) -> li
 
 def commit(settings: Settings, group: str, topic: str, offsets: dict[int, int]) -> None:
     """Commit offsets for a group the way a worker would (a consumer commit, not admin)."""
-    consumer = Consumer({**settings.kafka_common, "group.id": group,
-                         "enable.auto.commit": False})
+    consumer = Consumer({**settings.kafka_common, "group.id": group, "enable.auto.commit": False})
     try:
-        consumer.commit(offsets=[TopicPartition(topic, p, o) for p, o in offsets.items()],
-                        asynchronous=False)
+        consumer.commit(
+            offsets=[TopicPartition(topic, p, o) for p, o in offsets.items()], asynchronous=False
+        )
     finally:
         consumer.close()
 
@@ -112,8 +127,9 @@ def commit(settings: Settings, group: str, topic: str, offsets: dict[int, int]) 
 def committed(settings: Settings, group: str, topic: str, partitions: int) -> dict[int, int]:
     """The group's committed offsets as the broker reports them (-1001: none)."""
     admin = AdminClient(dict(settings.kafka_common))
-    request = [ConsumerGroupTopicPartitions(
-        group, [TopicPartition(topic, p) for p in range(partitions)])]
+    request = [
+        ConsumerGroupTopicPartitions(group, [TopicPartition(topic, p) for p in range(partitions)])
+    ]
     result = admin.list_consumer_group_offsets(request)[group].result()
     return {tp.partition: tp.offset for tp in result.topic_partitions}
 

@@ -16,7 +16,7 @@ from streams.cli.main import app
 from streams.kafka.partitioning import murmur2, partition_for
 from streams.kafka.topics import TopicSpec
 from streams.settings import Settings
-from tests.conftest import Tenant
+from tests.support.fixtures import Tenant
 
 # Computed with Kafka's own org.apache.kafka.common.utils.Utils (kafka-clients 4.1.1):
 # key -> (Utils.murmur2(utf8(key)), toPositive(h) % 12, toPositive(h) % 7)
@@ -157,8 +157,12 @@ def test_committed_offsets_survive_a_new_consumer(
         producer.produce(input_topic, key=tenant.key, value=str(i).encode())
     assert producer.flush(15) == 0
     group = f"g-{uuid.uuid4().hex[:8]}"
-    conf = {**tenant_settings.kafka_common, "group.id": group, "auto.offset.reset": "earliest",
-            "enable.auto.commit": False}
+    conf = {
+        **tenant_settings.kafka_common,
+        "group.id": group,
+        "auto.offset.reset": "earliest",
+        "enable.auto.commit": False,
+    }
     first = Consumer(conf)
     first.subscribe([input_topic])
     seen: list[Message] = []

@@ -19,8 +19,8 @@ from streams.runtime.stage import RecordContext, StageDeps
 from streams.settings import Settings
 from streams.stages import dedup, extract, judge, resolve, write
 from streams.store.db import create_pool
-from tests.conftest import Tenant
 from tests.support.db import create_fresh_database
+from tests.support.fixtures import Tenant
 
 DIM = 64  # as the demo: hashed vectors of unrelated texts stay far apart
 
@@ -29,7 +29,8 @@ def carol_episodes(dataset: str) -> list[EpisodeCompleted]:
     rows = [json.loads(line) for line in EPISODES.read_text().splitlines() if line.strip()]
     return [
         EpisodeCompleted.model_validate({**r, "dataset": dataset})
-        for r in rows if r["episode_id"] in ("carol-1", "carol-2")
+        for r in rows
+        if r["episode_id"] in ("carol-1", "carol-2")
     ]
 
 
@@ -37,12 +38,14 @@ async def run_pipeline(db_url: str, dataset: str) -> None:
     settings = Settings(embedding_dim=DIM, topic_prefix="trace-test.")
     pool = await create_pool(db_url)
     try:
-        deps = StageDeps(settings=settings, pool=pool, models=create_models(settings),
-                         worker_id="trace-test")
+        deps = StageDeps(
+            settings=settings, pool=pool, models=create_models(settings), worker_id="trace-test"
+        )
         chain = [m.create_stage(deps) for m in (extract, resolve, dedup, judge, write)]
         for offset, episode in enumerate(carol_episodes(dataset)):
-            ctx = RecordContext(group="g", topic="t", partition=0, offset=offset,
-                                key=episode.tenant, timestamp_ms=0)
+            ctx = RecordContext(
+                group="g", topic="t", partition=0, offset=offset, key=episode.tenant, timestamp_ms=0
+            )
             events: list[Any] = [episode]
             for stage in chain:
                 assert len(events) == 1, f"{stage.name} got {events}"
@@ -78,8 +81,13 @@ def test_trace_shows_the_path_of_a_real_episode(database_url: str, tenant: Tenan
     [trace] = json.loads(as_json.output)
     assert trace["ledger"]["semantic_status"] == "done"
     assert [c["kind"] for c in trace["calls"]] == ["extract", "embed", "embed", "judge"]
-    assert {"stage": "guard", "reason": "subject_not_allowed", "subject": "dave",
-            "predicate": "lives in", "object": "paris"}.items() <= trace["drops"][0].items()
+    assert {
+        "stage": "guard",
+        "reason": "subject_not_allowed",
+        "subject": "dave",
+        "predicate": "lives in",
+        "object": "paris",
+    }.items() <= trace["drops"][0].items()
     assert [(f["predicate"], f["object"]) for f in trace["facts_added"]] == [
         ("lives in", "bangalore")
     ]

@@ -25,7 +25,7 @@ from streams.runtime.worker import Worker
 from streams.store.databases import drop_database
 from tests.support.db import create_fresh_database
 
-REPO = Path(__file__).resolve().parents[3]
+REPO = Path(__file__).resolve().parents[2]
 PASSTHROUGH = "tests.support.stages:create_passthrough"
 SINK = "tests.support.stages:create_sink"
 
@@ -60,8 +60,13 @@ def event(tenant: str, seq: int, **extra: Any) -> bytes:
 
 
 def produce(bootstrap: str, topic: str, items: Iterable[tuple[bytes | None, bytes]]) -> None:
-    p = Producer({"bootstrap.servers": bootstrap, "partitioner": "murmur2_random",
-                  "enable.idempotence": True})
+    p = Producer(
+        {
+            "bootstrap.servers": bootstrap,
+            "partitioner": "murmur2_random",
+            "enable.idempotence": True,
+        }
+    )
     for key, value in items:
         p.produce(topic, value=value, key=key)
         p.poll(0)
@@ -83,10 +88,14 @@ class Out:
 
 def read_to_end(bootstrap: str, topics: Sequence[str], timeout: float = 60.0) -> list[Out]:
     """Everything committed on ``topics`` (read_committed), up to each partition's end."""
-    c = Consumer({
-        "bootstrap.servers": bootstrap, "group.id": f"reader-{uuid.uuid4().hex[:8]}",
-        "enable.auto.commit": False, "isolation.level": "read_committed",
-    })
+    c = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": f"reader-{uuid.uuid4().hex[:8]}",
+            "enable.auto.commit": False,
+            "isolation.level": "read_committed",
+        }
+    )
     try:
         md = c.list_topics(timeout=10).topics
         tps = [TopicPartition(t, p, OFFSET_BEGINNING) for t in topics for p in md[t].partitions]
@@ -97,8 +106,16 @@ def read_to_end(bootstrap: str, topics: Sequence[str], timeout: float = 60.0) ->
             msgs = c.consume(1000, 0.3)
             for m in msgs:
                 if m.error() is None:
-                    out.append(Out(m.topic(), m.partition(), m.offset(), m.key(), m.value(),
-                                   {k: v for k, v in (m.headers() or [])}))
+                    out.append(
+                        Out(
+                            m.topic(),
+                            m.partition(),
+                            m.offset(),
+                            m.key(),
+                            m.value(),
+                            {k: v for k, v in (m.headers() or [])},
+                        )
+                    )
             if msgs:
                 continue
             positions = c.position([TopicPartition(t.topic, t.partition) for t in tps])
@@ -134,8 +151,7 @@ async def running(worker: Worker, start_timeout: float = 30.0) -> AsyncIterator[
     """Run an in-process worker; stop it (drain) on exit and check it exited cleanly."""
     task = asyncio.create_task(worker.run())
     started = asyncio.create_task(worker.started.wait())
-    await asyncio.wait([task, started], timeout=start_timeout,
-                       return_when=asyncio.FIRST_COMPLETED)
+    await asyncio.wait([task, started], timeout=start_timeout, return_when=asyncio.FIRST_COMPLETED)
     if task.done():
         raise AssertionError(f"worker exited early: {task.result()}")
     try:
@@ -155,17 +171,22 @@ async def eventually(pred: Callable[[], bool], timeout: float, what: str) -> Non
 
 
 def worker_env(bootstrap: str, prefix: str, **extra: Any) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith("FACTSTREAM_") and k != "DATABASE_URL"}
-    env.update({
-        "FACTSTREAM_KAFKA_BOOTSTRAP_SERVERS": bootstrap,
-        "FACTSTREAM_TOPIC_PREFIX": prefix,
-        "FACTSTREAM_COMMIT_INTERVAL_MS": "100",
-        "FACTSTREAM_SESSION_TIMEOUT_MS": "6000",
-        "FACTSTREAM_MAX_POLL_INTERVAL_MS": "10000",
-        "FACTSTREAM_SHUTDOWN_DEADLINE_S": "15",
-        "PYTHONUNBUFFERED": "1",
-    })
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("FACTSTREAM_") and k != "DATABASE_URL"
+    }
+    env.update(
+        {
+            "FACTSTREAM_KAFKA_BOOTSTRAP_SERVERS": bootstrap,
+            "FACTSTREAM_TOPIC_PREFIX": prefix,
+            "FACTSTREAM_COMMIT_INTERVAL_MS": "100",
+            "FACTSTREAM_SESSION_TIMEOUT_MS": "6000",
+            "FACTSTREAM_MAX_POLL_INTERVAL_MS": "10000",
+            "FACTSTREAM_SHUTDOWN_DEADLINE_S": "15",
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
     env.update({k: str(v) for k, v in extra.items()})
     return env
 
@@ -173,14 +194,31 @@ def worker_env(bootstrap: str, prefix: str, **extra: Any) -> dict[str, str]:
 class WorkerProc:
     """A real worker OS process (``python -m streams.cli.worker``), logs to a file."""
 
-    def __init__(self, env: dict[str, str], log_path: Path, *, group: str,
-                 instance_id: str | None = None, factory: str = PASSTHROUGH,
-                 stage: str = "passthrough", concurrency: int = 8) -> None:
+    def __init__(
+        self,
+        env: dict[str, str],
+        log_path: Path,
+        *,
+        group: str,
+        instance_id: str | None = None,
+        factory: str = PASSTHROUGH,
+        stage: str = "passthrough",
+        concurrency: int = 8,
+    ) -> None:
         self.env = env
         self.log_path = log_path
-        self.args = [sys.executable, "-m", "streams.cli.worker", stage,
-                     "--stage-factory", factory, "--group", group,
-                     "--concurrency", str(concurrency)]
+        self.args = [
+            sys.executable,
+            "-m",
+            "streams.cli.worker",
+            stage,
+            "--stage-factory",
+            factory,
+            "--group",
+            group,
+            "--concurrency",
+            str(concurrency),
+        ]
         if instance_id:
             self.args += ["--instance-id", instance_id]
         self.proc: subprocess.Popen[bytes] | None = None
@@ -189,14 +227,18 @@ class WorkerProc:
     def start(self) -> WorkerProc:
         self._log_start = self.log_path.stat().st_size if self.log_path.exists() else 0
         with self.log_path.open("ab") as log:
-            self.proc = subprocess.Popen(self.args, env=self.env, cwd=REPO, stdout=log,
-                                         stderr=subprocess.STDOUT)
+            self.proc = subprocess.Popen(
+                self.args, env=self.env, cwd=REPO, stdout=log, stderr=subprocess.STDOUT
+            )
         return self
 
     def log(self, whole: bool = False) -> str:
         text = self.log_path.read_bytes()
-        return text.decode("utf-8", "replace") if whole else \
-            text[self._log_start:].decode("utf-8", "replace")
+        return (
+            text.decode("utf-8", "replace")
+            if whole
+            else text[self._log_start :].decode("utf-8", "replace")
+        )
 
     def wait_log(self, needle: str, timeout: float = 30.0) -> None:
         deadline = time.time() + timeout
@@ -236,15 +278,22 @@ class WorkerProc:
 class Feeder(threading.Thread):
     """Produces ``total`` passthrough events over ``keys`` tenants at ``rate`` per second."""
 
-    def __init__(self, bootstrap: str, topic: str, total: int, rate: float, keys: int = 30,
-                 **extra: Any) -> None:
+    def __init__(
+        self, bootstrap: str, topic: str, total: int, rate: float, keys: int = 30, **extra: Any
+    ) -> None:
         super().__init__(daemon=True)
         self.bootstrap, self.topic, self.total, self.rate = bootstrap, topic, total, rate
         self.keys, self.extra = keys, extra
 
     def run(self) -> None:
-        p = Producer({"bootstrap.servers": self.bootstrap, "partitioner": "murmur2_random",
-                      "enable.idempotence": True, "linger.ms": 5})
+        p = Producer(
+            {
+                "bootstrap.servers": self.bootstrap,
+                "partitioner": "murmur2_random",
+                "enable.idempotence": True,
+                "linger.ms": 5,
+            }
+        )
         start = time.monotonic()
         for i in range(self.total):
             tenant = f"ds{i % self.keys}:p"

@@ -13,9 +13,9 @@ from typer.testing import CliRunner
 
 from streams.cli.main import app
 from streams.settings import Settings
-from tests.conftest import Tenant
-from tests.integration.ops.kafka_helpers import consume_all
 from tests.support.db import create_fresh_database
+from tests.support.fixtures import Tenant
+from tests.support.kafka import consume_all
 
 TRANSCRIPT = [
     {"seq": 1, "role": "user", "content": "I live in Oslo", "created_at": "2026-01-01T00:00:00Z"}
@@ -28,11 +28,11 @@ async def _seed(db_url: str, tenant: Tenant) -> None:
     try:
         for episode_id, sets in {
             "orphan": f"semantic_status = 'processing', claimed_at = {STALE},"
-                      " claimed_by = 'dead-worker'",
+            " claimed_by = 'dead-worker'",
             "failed-1": "semantic_status = 'failed', semantic_retry_count = 1,"
-                        " semantic_last_error = '429 from the model'",
+            " semantic_last_error = '429 from the model'",
             "orphan-cap": f"semantic_status = 'processing', claimed_at = {STALE},"
-                          " semantic_retry_count = 2, semantic_last_error = 'HTTP 500'",
+            " semantic_retry_count = 2, semantic_last_error = 'HTTP 500'",
             "done": "semantic_status = 'done', status = 'done'",
         }.items():
             await conn.execute(

@@ -17,18 +17,25 @@ from streams.kafka.topics import (
 )
 from streams.pipeline import STAGES
 from streams.settings import Settings
-from tests.conftest import Tenant
+from tests.support.fixtures import Tenant
 
 DAY = 86_400_000
 
 
 def test_all_topics_lists_inputs_stages_and_dead_letters() -> None:
-    s = Settings(topic_prefix="m.", topic_partitions=6, topic_replication=1,
-                 input_retention_ms=30 * DAY, stage_retention_ms=7 * DAY)
+    s = Settings(
+        topic_prefix="m.",
+        topic_partitions=6,
+        topic_replication=1,
+        input_retention_ms=30 * DAY,
+        stage_retention_ms=7 * DAY,
+    )
     specs = {t.name: t for t in all_topics(s)}
     expected_stage = ["m.facts.extracted", "m.facts.resolved", "m.facts.deduped", "m.facts.judged"]
     assert list(specs) == [
-        "m.episodes.completed", *expected_stage, *(f"m.dlq.{stage}" for stage in STAGES)
+        "m.episodes.completed",
+        *expected_stage,
+        *(f"m.dlq.{stage}" for stage in STAGES),
     ]
     assert specs["m.episodes.completed"].retention_ms == 30 * DAY
     assert {specs[n].retention_ms for n in list(specs)[1:]} == {7 * DAY}

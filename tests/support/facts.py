@@ -2,31 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
-
-import pytest
 
 from streams.events import Entity, EntityType, Fact, FactKind, FactsExtracted, FactsResolved
 from streams.model.fakes.scripted import ScriptedEmbedder
 from streams.runtime.stage import RecordContext
-from streams.store.db import create_pool
-from tests.support.db import TEST_EMBEDDING_DIM, create_fresh_database
+from tests.support.db import TEST_EMBEDDING_DIM
 
 CTX = RecordContext(group="g", topic="t", partition=0, offset=0, key=None, timestamp_ms=0)
 DIM = TEST_EMBEDDING_DIM
-
-
-@pytest.fixture(scope="module")
-async def rd_pool(database_url: str) -> AsyncIterator[Any]:
-    """A pool on a fresh migrated database, shared by one test module (tenants differ)."""
-    url = await create_fresh_database(database_url)
-    pool = await create_pool(url, min_size=2, max_size=4)
-    try:
-        yield pool
-    finally:
-        await pool.close()
 
 
 def embedder(table: dict[str, list[float]] | None = None, delay_s: float = 0.0) -> Any:

@@ -17,8 +17,14 @@ from streams.settings import Settings
 
 REQUEST = ExtractInput(
     scope=CallScope(dataset="demo", project_id="carol", episode_id="carol-1"),
-    messages=[Message(seq=1, role=Role.USER, content="I live in Chennai",
-                      created_at=datetime(2026, 1, 20, tzinfo=UTC))],
+    messages=[
+        Message(
+            seq=1,
+            role=Role.USER,
+            content="I live in Chennai",
+            created_at=datetime(2026, 1, 20, tzinfo=UTC),
+        )
+    ],
 )
 
 
@@ -26,10 +32,14 @@ async def test_record_wraps_the_named_factory_and_replay_answers_the_same(
     tmp_path: Path,
 ) -> None:
     path = tmp_path / "cassette.jsonl"
-    recording = build_models(Settings(
-        model_provider="record", record_inner_provider=DEMO_MODEL, cassette_path=str(path),
-        embedding_dim=CASSETTE_DIM,
-    ))
+    recording = build_models(
+        Settings(
+            model_provider="record",
+            record_inner_provider=DEMO_MODEL,
+            cassette_path=str(path),
+            embedding_dim=CASSETTE_DIM,
+        )
+    )
     recorded = await recording.extractor.extract(REQUEST)
     assert [c.object for c in recorded.value.relationships] == ["chennai", "chennai"]
     [line] = path.read_text().splitlines()

@@ -1,0 +1,31 @@
+"""Events as an application would publish them, for tests."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from streams.events import EpisodeCompleted, Message, Role, Window
+
+BASE_TIME = datetime(2026, 11, 20, 18, 0, tzinfo=UTC)
+
+
+def episode(
+    dataset: str,
+    project_id: str,
+    episode_id: str,
+    text: str,
+    *,
+    session_id: str = "s-1",
+    completed_at: datetime = BASE_TIME,
+) -> EpisodeCompleted:
+    """One user turn and the assistant's reply, as an application would publish them."""
+    messages = [
+        Message(
+            seq=1, role=Role.USER, content=text, created_at=completed_at - timedelta(minutes=1)
+        ),
+        Message(seq=2, role=Role.ASSISTANT, content="Noted.", created_at=completed_at),
+    ]
+    return EpisodeCompleted(
+        dataset=dataset, project_id=project_id, episode_id=episode_id, session_id=session_id,
+        window=Window(from_seq=1, to_seq=2), messages=messages, completed_at=completed_at,
+    )  # fmt: skip
