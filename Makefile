@@ -24,13 +24,18 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q -e '.[dev]'
 	touch $@
 
+# ruff (lint, complexity <= 13, format), mypy --strict, and the import contracts of
+# pyproject.toml [tool.importlinter]: arrows point down, a pure domain, no cycles.
+LINT_PATHS := streams tests bench chaos
 lint: venv
-	$(VENV)/bin/ruff check streams tests chaos
+	$(VENV)/bin/ruff check $(LINT_PATHS)
+	$(VENV)/bin/ruff format --check $(LINT_PATHS)
 	$(VENV)/bin/mypy --strict streams
+	$(VENV)/bin/lint-imports --no-cache
 
 fmt: venv
-	$(VENV)/bin/ruff check --fix streams tests
-	$(VENV)/bin/ruff format streams tests
+	$(VENV)/bin/ruff check --fix $(LINT_PATHS)
+	$(VENV)/bin/ruff format $(LINT_PATHS)
 
 # `dev up` is idempotent and prints `export ...` lines plus `# started: <services>`;
 # the trap stops only the services this recipe started.
@@ -52,7 +57,7 @@ dev-status: venv
 
 # The Kafka jars for the Docker-free broker (`dev up` fetches them too when missing).
 jars: venv
-	$(PY) -c 'from pathlib import Path; from streams.ops import kafka_local as k; \
+	$(PY) -c 'from pathlib import Path; from streams.dev import kafka_local as k; \
 	  print(k.ensure_jars(Path(".cache/kafka/libs").resolve(), k.find_deploy_dir()))'
 
 # Brings up what it needs, runs every stage worker + the sweeper on the bundled episodes,

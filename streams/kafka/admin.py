@@ -18,11 +18,13 @@ from confluent_kafka import (
 from confluent_kafka.admin import AdminClient as AdminClient
 from confluent_kafka.admin import OffsetSpec  # type: ignore[attr-defined]  # no __all__ there
 
+from streams.backoff import Backoff
 from streams.errors import InfraError
 from streams.kafka.client import admin_client as admin_client
 
 TIMEOUT_S = 15.0
 RETRIES = 8
+_SETTLING_BACKOFF = Backoff(0.2, 2.0, jitter=False)
 # The admin client flags these as not retriable, yet they clear within a second of a
 # topic's creation or a leader election.
 _SETTLING = {
@@ -81,7 +83,7 @@ def _list_offsets(
             error = exc.args[0]
             if attempt == RETRIES - 1 or not (error.retriable() or error.code() in _SETTLING):
                 raise
-            time.sleep(0.2 * (attempt + 1))
+            time.sleep(_SETTLING_BACKOFF.delay(attempt + 1))
     raise AssertionError("unreachable")
 
 

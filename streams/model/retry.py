@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 import httpx2
 from google.genai import errors as genai_errors
 
+from streams.backoff import Backoff
 from streams.errors import FactstreamError
 from streams.settings import Settings
 
@@ -48,11 +49,7 @@ class RetryPolicy:
 
     def delay(self, attempt: int, server_delay_s: float | None, rng: random.Random) -> float:
         """Seconds to wait after failed attempt number ``attempt`` (1-based)."""
-        if server_delay_s is not None:
-            return max(0.0, min(server_delay_s, self.max_s))
-        # Full jitter (AWS architecture blog): uniform over [0, capped exponential].
-        ceiling = min(self.max_s, self.base_s * 2 ** (attempt - 1))
-        return rng.uniform(0.0, ceiling)
+        return Backoff(self.base_s, self.max_s).delay(attempt, rng.random, server_delay_s)
 
 
 class RetriesExhausted(FactstreamError):

@@ -26,6 +26,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from streams.backoff import Backoff
 from streams.errors import is_transient
 from streams.events import EpisodeCompleted
 from streams.settings import Settings
@@ -156,7 +157,7 @@ async def run_sweeper(
                 raise
             failures += 1
             # 1 s, 2 s, 4 s ... up to 30 s (never longer than one sweep interval).
-            delay = min(min(30.0, interval), min(1.0, interval) * 2 ** min(failures - 1, 10))
+            delay = Backoff(min(1.0, interval), min(30.0, interval), jitter=False).delay(failures)
             log.warning(
                 "sweep: database connection lost or unavailable (%s: %s); reconnecting in %.1fs",
                 type(exc).__name__,

@@ -25,6 +25,6 @@ How a record flows (``worker.Worker``):
 5. SIGTERM: pause, drain in-flight up to ``shutdown_deadline_s``, final commit, close.
    Revocation: drain the revoked partitions (bounded), commit them, forget them.
 
-Metrics (``metrics``) and JSON logs (``jsonlog``) per worker; ``worker_cli`` is the
-``factstream worker`` command; ``registry`` maps stage names to factories.
+Metrics (``metrics``) and JSON logs (``jsonlog``) per worker. The ``factstream worker``
+command (streams/cli/worker.py) builds a stage from streams/pipeline.py and runs it here.
 """

@@ -27,6 +27,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from streams.backoff import Backoff
 from streams.errors import PoisonError, is_transient
 from streams.runtime.codec import DecodeError, OutputTooLarge, decode, encode
 from streams.runtime.config import WorkerConfig
@@ -36,12 +37,6 @@ from streams.runtime.records import TP, OutRecord, Record
 from streams.runtime.stage import RecordContext, Routed, Stage
 
 log = logging.getLogger("streams.runtime.processor")
-
-
-def full_jitter(attempt: int, base: float, cap: float, rand: Callable[[], float]) -> float:
-    """AWS "full jitter": uniform in [0, min(cap, base * 2**(attempt-1)))."""
-    # Retries may go on past transient_max_attempts; bound the exponent (no overflow).
-    return float(rand()) * min(cap, base * 2.0 ** min(attempt - 1, 60))
 
 
 def record_fields(rec: Record, event: BaseModel | None = None) -> dict[str, Any]:
@@ -133,7 +128,7 @@ class RecordProcessor:
                 raise
             except Exception as exc:
                 if is_transient(exc) and not final:
-                    delay = full_jitter(attempt, cfg.retry_base_s, cfg.retry_max_s, self._rand)
+                    delay = Backoff(cfg.retry_base_s, cfg.retry_max_s).delay(attempt, self._rand)
                     self._metrics.retries.inc()
                     log.warning(
                         "transient failure, retrying in %.2fs (%.1fs since the first attempt): %r",

@@ -99,11 +99,6 @@ class Routed:
     headers: tuple[tuple[str, bytes], ...] = ()
 
 
-def tenant_key(dataset: str, project_id: str) -> str:
-    """The Kafka key of every topic, and the advisory-lock key of the writer."""
-    return f"{dataset}:{project_id}"
-
-
 @dataclass(frozen=True)
 class StageDeps:
     """What a stage factory receives from the worker entry point.

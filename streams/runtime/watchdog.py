@@ -24,7 +24,7 @@ from contextlib import contextmanager
 
 log = logging.getLogger("streams.runtime.watchdog")
 
-# Exit code of a worker that ended itself because a Kafka call hung (worker_cli docs).
+# Exit code of a worker that ended itself because a Kafka call hung (streams/cli/worker.py).
 EXIT_HUNG = 3
 
 

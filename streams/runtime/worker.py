@@ -21,6 +21,7 @@ import time
 from collections.abc import Coroutine, Sequence
 from typing import Any, TypeVar
 
+from streams.backoff import Backoff
 from streams.runtime.config import WorkerConfig
 from streams.runtime.dispatch import KeyedDispatcher
 from streams.runtime.kafka_io import CommitFailed, FatalKafkaError, KafkaIO
@@ -30,6 +31,8 @@ from streams.runtime.processor import RecordProcessor
 from streams.runtime.records import TP, OutRecord, PartitionPlan, Record
 from streams.runtime.stage import Stage
 
+# Between failed commits: 0.1 s, 0.2 s ... up to 5 s.
+_COMMIT_BACKOFF = Backoff(0.05, 5.0, jitter=False)
 log = logging.getLogger("streams.runtime.worker")
 T = TypeVar("T")
 
@@ -103,33 +106,10 @@ class Worker:
         if self.cfg.metrics_port:
             server = MetricsServer(self.metrics.registry, self.health, self.cfg.metrics_port)
             self.metrics_port = server.start().port
-        if self._install_signals:
-            for sig in (signal.SIGTERM, signal.SIGINT):
-                loop.add_signal_handler(sig, self.stop)
+        self._handle_signals(loop, install=True)
         tasks: list[asyncio.Task[Any]] = []
         try:
-            await self._call(io.start, [self.stage.input_topic])
-            self._last_poll = time.monotonic()
-            self.started.set()
-            log.info("worker started", extra=self._fields())
-            poller = asyncio.create_task(self._poll_loop())
-            committer = asyncio.create_task(self._commit_loop())
-            stopper = asyncio.create_task(self._stop.wait())
-            tasks = [poller, committer, stopper]
-            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-            for t in (poller, committer):
-                if t.done() and not t.cancelled() and t.exception() is not None:
-                    self._fatal = self._fatal or t.exception()
-            if self._fatal is None:
-                await self._drain(poller, committer)
-            committer.cancel()
-            self._polling = False
-            await asyncio.gather(*tasks[:2], return_exceptions=True)
-            for t in (poller, committer):
-                if not t.cancelled() and t.exception() is not None:
-                    self._fatal = self._fatal or t.exception()
-            if self._fatal is None:
-                await self._commit_once(final=True)
+            await self._serve(io, tasks)
         except Exception as exc:
             self._fatal = self._fatal or exc
         finally:
@@ -143,14 +123,47 @@ class Worker:
             io.executor.shutdown(wait=False)
             if server is not None:
                 server.stop()
-            if self._install_signals:
-                for sig in (signal.SIGTERM, signal.SIGINT):
-                    loop.remove_signal_handler(sig)
+            self._handle_signals(loop, install=False)
         if self._fatal is not None:
             log.error("worker failed: %r", self._fatal, extra=self._fields())
             return 1
         log.info("worker stopped cleanly", extra=self._fields())
         return 0
+
+    async def _serve(self, io: KafkaIO, tasks: list[asyncio.Task[Any]]) -> None:
+        """Poll and commit until stopped or failed, then drain and commit a last time."""
+        await self._call(io.start, [self.stage.input_topic])
+        self._last_poll = time.monotonic()
+        self.started.set()
+        log.info("worker started", extra=self._fields())
+        poller = asyncio.create_task(self._poll_loop())
+        committer = asyncio.create_task(self._commit_loop())
+        tasks += [poller, committer, asyncio.create_task(self._stop.wait())]
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        self._note_failures(poller, committer)
+        if self._fatal is None:
+            await self._drain(poller, committer)
+        committer.cancel()
+        self._polling = False
+        await asyncio.gather(poller, committer, return_exceptions=True)
+        self._note_failures(poller, committer)
+        if self._fatal is None:
+            await self._commit_once(final=True)
+
+    def _note_failures(self, *tasks: asyncio.Task[Any]) -> None:
+        """The first error a finished loop raised is the worker's fatal error."""
+        for t in tasks:
+            if t.done() and not t.cancelled() and t.exception() is not None:
+                self._fatal = self._fatal or t.exception()
+
+    def _handle_signals(self, loop: asyncio.AbstractEventLoop, *, install: bool) -> None:
+        if not self._install_signals:
+            return
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            if install:
+                loop.add_signal_handler(sig, self.stop)
+            else:
+                loop.remove_signal_handler(sig)
 
     # --- loop side ---------------------------------------------------------------------
     async def _call(self, fn: Any, *args: Any) -> Any:
@@ -251,7 +264,7 @@ class Worker:
             )
             if final or self._failures >= self.cfg.max_commit_failures:
                 raise FatalKafkaError(f"giving up after {self._failures} failed commits") from exc
-            await asyncio.sleep(min(5.0, 0.05 * 2**self._failures))
+            await asyncio.sleep(_COMMIT_BACKOFF.delay(self._failures + 1))
             return
         self._failures = 0
         epochs = {p.tp: p.epoch for p in plans}

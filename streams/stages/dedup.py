@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from streams.domain import dedup as dedup_logic
+from streams.domain import dedup as rules
 from streams.domain.facts import LiveFact
 from streams.events import FactsDeduped, FactsResolved
 from streams.model.ports import Embedder
@@ -42,10 +42,8 @@ class DedupStage(ReleasesClaimOnDeadLetter[FactsResolved]):
     async def handle(self, event: FactsResolved, ctx: RecordContext) -> Sequence[BaseModel]:
         ds, proj = event.dataset, event.project_id
         async with self.pool.acquire() as conn:
-            live = await find_live_by_triples(
-                conn, ds, proj, dedup_logic.batch_triples(event.facts)
-            )
-        exact = dedup_logic.exact_pass(event.facts, live)
+            live = await find_live_by_triples(conn, ds, proj, rules.batch_triples(event.facts))
+        exact = rules.exact_pass(event.facts, live)
         vectors = await embed_batch(
             self.pool,
             self.embedder,
@@ -68,7 +66,7 @@ class DedupStage(ReleasesClaimOnDeadLetter[FactsResolved]):
                     [(v, f.subject) for v, f in zip(vectors, exact.survivors, strict=True)],
                     tuning=self.tuning,
                 )  # fmt: skip
-        near = dedup_logic.near_pass(
+        near = rules.near_pass(
             exact.survivors, vectors, neighbours,
             self.settings.fact_dedup_threshold, self.settings.contradiction_band_min,
         )  # fmt: skip

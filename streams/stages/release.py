@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from streams.events import EpisodeCompleted, StageOutput
-from streams.runtime.stage import RecordContext, Routed, tenant_key
+from streams.runtime.stage import RecordContext, Routed
 from streams.settings import Settings
 from streams.stages.base import PipelineStage
 from streams.store import claims
@@ -61,7 +61,7 @@ def release_record(settings: Settings, episode: EpisodeCompleted, release: Relea
     return Routed(
         settings.topic("episodes.completed"),
         episode,
-        tenant_key(episode.dataset, episode.project_id),
+        episode.tenant,
         headers=(
             (CLAIM_HEADER, release.token.encode("utf-8")),
             (REASON_HEADER, release.reason[:1000].encode("utf-8")),

@@ -23,7 +23,7 @@ from prometheus_client import Counter
 from pydantic import BaseModel
 
 from streams.events import FactsJudged
-from streams.runtime.stage import RecordContext, Routed, Stage, StageDeps, tenant_key
+from streams.runtime.stage import RecordContext, Routed, Stage, StageDeps
 from streams.stages.release import ReleasesClaimOnDeadLetter
 from streams.store.episodes import next_to_release
 from streams.store.writer import WriteResult, write_judged
@@ -85,7 +85,7 @@ class WriteStage(ReleasesClaimOnDeadLetter[FactsJudged]):
             "waking the next queued episode %s", nxt.episode_id,
             extra={"tenant": event.tenant, "episode_id": event.episode_id},
         )  # fmt: skip
-        key = tenant_key(event.dataset, event.project_id)
+        key = event.tenant
         return [Routed(self.settings.topic("episodes.completed"), nxt, key)]
 
 

@@ -22,7 +22,7 @@ order, so a sink may run one lane per tenant (``lane_by = "key"``).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 _KEY = "consumer_group, topic, partition, tenant"
 _INSERT = (
@@ -40,6 +40,19 @@ _SELECT = (
     "SELECT last_offset FROM consumed_offsets WHERE consumer_group = $1 AND topic = $2"
     " AND partition = $3 AND tenant = $4 FOR UPDATE"
 )
+
+
+class ConsumedRecord(Protocol):
+    """Where a consumed record came from (the runtime's RecordContext is one)."""
+
+    @property
+    def group(self) -> str: ...
+    @property
+    def topic(self) -> str: ...
+    @property
+    def partition(self) -> int: ...
+    @property
+    def offset(self) -> int: ...
 
 
 class ConsumedOffsets:

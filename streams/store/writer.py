@@ -36,8 +36,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from streams.events import Dropped, FactsJudged
-from streams.runtime.stage import RecordContext, tenant_key
-from streams.store.consumed_offsets import ConsumedOffsets
+from streams.store.consumed_offsets import ConsumedOffsets, ConsumedRecord
 from streams.store.episodes import mark_semantic_done
 from streams.store.write_steps import EpisodeWriter, WriteResult
 
@@ -55,13 +54,13 @@ _LOCK = (
 async def write_judged(
     conn: Any,
     event: FactsJudged,
-    ctx: RecordContext,
+    ctx: ConsumedRecord,
     *,
     lock_timeout_ms: int,
     statement_timeout_ms: int,
 ) -> WriteResult:
     """Apply one judged episode in one transaction; a redelivered offset changes nothing."""
-    tenant = tenant_key(event.dataset, event.project_id)
+    tenant = event.tenant
     async with conn.transaction(isolation="read_committed"):
         now = await conn.fetchval(
             _LOCK, tenant, f"{lock_timeout_ms}ms", f"{statement_timeout_ms}ms", column=3

@@ -9,7 +9,7 @@ from streams.errors import PoisonError, TransientError
 from streams.runtime.config import WorkerConfig
 from streams.runtime.dlq import error_headers
 from streams.runtime.metrics import WorkerMetrics
-from streams.runtime.processor import RecordProcessor, full_jitter
+from streams.runtime.processor import RecordProcessor
 from streams.runtime.records import Record
 from streams.runtime.stage import RecordContext, Routed, Stage
 
@@ -139,12 +139,6 @@ async def test_a_sink_returning_a_bare_model_is_a_handler_error() -> None:
     proc, _, _ = make(stage)
     (dl,) = await proc(rec({"dataset": "ds", "n": 1}))
     assert error_headers(dl.headers)["x-reason"] == "handler_error"
-
-
-def test_full_jitter_bounds() -> None:
-    assert full_jitter(1, 0.5, 30, lambda: 0.999) < 0.5
-    assert full_jitter(10, 0.5, 30, lambda: 1.0) == 30
-    assert full_jitter(3, 0.5, 30, lambda: 0.0) == 0
 
 
 class HookedStage(FakeStage):
