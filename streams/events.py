@@ -10,7 +10,7 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 from enum import StrEnum
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -195,6 +195,16 @@ class StageOutput(TenantEvent):
         description="the extraction claim this output belongs to; a dead letter on the way"
         " ends exactly that claim, and the writer marks the episode done only for it",
     )
+
+    def carried(self) -> dict[str, Any]:
+        """What the next stage's output takes over: tenant, episode, source and claim."""
+        return {
+            "dataset": self.dataset,
+            "project_id": self.project_id,
+            "episode_id": self.episode_id,
+            "source_event_id": self.source_event_id,
+            "claim_token": self.claim_token,
+        }
 
 
 class FactsExtracted(StageOutput):

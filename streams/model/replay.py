@@ -25,25 +25,13 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from streams.domain.graph import RawGraph
-from streams.model.ports import (
-    CallKind,
-    CallRecord,
-    EmbedInput,
-    ExtractInput,
-    JudgeInput,
-    JudgeOutput,
-    ModelCallFailed,
-    ModelResult,
-    Models,
-    SummarizeInput,
-    SummaryOutput,
-)
+from streams.model import ports
 
 REPLAY_MODEL = "replay"
 _PREVIEW_CHARS = 300
 
-AnyRequest = ExtractInput | JudgeInput | SummarizeInput | EmbedInput
-Req = TypeVar("Req", EmbedInput, ExtractInput, JudgeInput, SummarizeInput)
+AnyRequest = ports.ExtractInput | ports.JudgeInput | ports.SummarizeInput | ports.EmbedInput
+Req = TypeVar("Req", ports.EmbedInput, ports.ExtractInput, ports.JudgeInput, ports.SummarizeInput)
 T = TypeVar("T")
 
 
@@ -52,7 +40,7 @@ def input_data(request: BaseModel) -> dict[str, Any]:
     return request.model_dump(mode="json", exclude={"scope"})
 
 
-def replay_key(kind: CallKind, request: AnyRequest) -> str:
+def replay_key(kind: ports.CallKind, request: AnyRequest) -> str:
     canonical = json.dumps(
         input_data(request), sort_keys=True, separators=(",", ":"), ensure_ascii=False
     )
@@ -101,12 +89,15 @@ class Cassette:
 class RecordingModels:
     """Wraps a provider's four ports and records every call (success or failure)."""
 
-    def __init__(self, inner: Models, cassette: Cassette) -> None:
+    def __init__(self, inner: ports.Models, cassette: Cassette) -> None:
         self.inner, self.cassette = inner, cassette
 
     async def _recorded(
-        self, kind: CallKind, request: Req, call: Callable[[Req], Awaitable[ModelResult[T]]]
-    ) -> ModelResult[T]:
+        self,
+        kind: ports.CallKind,
+        request: Req,
+        call: Callable[[Req], Awaitable[ports.ModelResult[T]]],
+    ) -> ports.ModelResult[T]:
         entry: dict[str, Any] = {
             "key": replay_key(kind, request),
             "kind": kind,
@@ -115,26 +106,28 @@ class RecordingModels:
         }
         try:
             result = await call(request)
-        except ModelCallFailed as exc:
+        except ports.ModelCallFailed as exc:
             self.cassette.append({**entry, "output": None, "error": str(exc)})
             raise
         self.cassette.append({**entry, "output": _output_json(result.value), "error": None})
         return result
 
-    async def extract(self, request: ExtractInput) -> ModelResult[RawGraph]:
+    async def extract(self, request: ports.ExtractInput) -> ports.ModelResult[RawGraph]:
         return await self._recorded("extract", request, self.inner.extractor.extract)
 
-    async def judge(self, request: JudgeInput) -> ModelResult[JudgeOutput]:
+    async def judge(self, request: ports.JudgeInput) -> ports.ModelResult[ports.JudgeOutput]:
         return await self._recorded("judge", request, self.inner.judge.judge)
 
-    async def summarize(self, request: SummarizeInput) -> ModelResult[SummaryOutput]:
+    async def summarize(
+        self, request: ports.SummarizeInput
+    ) -> ports.ModelResult[ports.SummaryOutput]:
         return await self._recorded("summarize", request, self.inner.summarizer.summarize)
 
-    async def embed(self, request: EmbedInput) -> ModelResult[list[list[float]]]:
+    async def embed(self, request: ports.EmbedInput) -> ports.ModelResult[list[list[float]]]:
         return await self._recorded("embed", request, self.inner.embedder.embed)
 
-    def as_models(self) -> Models:
-        return Models(extractor=self, judge=self, summarizer=self, embedder=self)
+    def as_models(self) -> ports.Models:
+        return ports.Models(extractor=self, judge=self, summarizer=self, embedder=self)
 
 
 class ReplayModels:
@@ -149,8 +142,8 @@ class ReplayModels:
         self.entries = cassette.load()
 
     def _replay(
-        self, kind: CallKind, request: AnyRequest, parse: Callable[[Any], T]
-    ) -> ModelResult[T]:
+        self, kind: ports.CallKind, request: AnyRequest, parse: Callable[[Any], T]
+    ) -> ports.ModelResult[T]:
         started = time.perf_counter()
         key = replay_key(kind, request)
         data = input_data(request)
@@ -175,18 +168,20 @@ class ReplayModels:
                 f"replay: {problem} (tenant {s.dataset}:{s.project_id}, episode"
                 f" {s.episode_id}, key {key}); input: {preview}"
             )
-            record = CallRecord(kind, REPLAY_MODEL, request_record, None, latency, error=message)
-            raise ModelCallFailed(message, [record])
+            record = ports.CallRecord(
+                kind, REPLAY_MODEL, request_record, None, latency, error=message
+            )
+            raise ports.ModelCallFailed(message, [record])
         output = entry["output"] if entry is not None else None
         response = (
             {"count": len(output), "dims": sorted({len(v) for v in output})}
             if kind == "embed" and isinstance(output, list)
             else output
         )
-        record = CallRecord(
+        record = ports.CallRecord(
             kind, REPLAY_MODEL, request_record, response, latency, input_tokens=0, output_tokens=0
         )
-        return ModelResult(value, [record])
+        return ports.ModelResult(value, [record])
 
     def _vectors(self, output: Any) -> list[list[float]]:
         vectors = [[float(x) for x in v] for v in output]
@@ -198,17 +193,19 @@ class ReplayModels:
             )
         return vectors
 
-    async def extract(self, request: ExtractInput) -> ModelResult[RawGraph]:
+    async def extract(self, request: ports.ExtractInput) -> ports.ModelResult[RawGraph]:
         return self._replay("extract", request, RawGraph.model_validate)
 
-    async def judge(self, request: JudgeInput) -> ModelResult[JudgeOutput]:
-        return self._replay("judge", request, JudgeOutput.model_validate)
+    async def judge(self, request: ports.JudgeInput) -> ports.ModelResult[ports.JudgeOutput]:
+        return self._replay("judge", request, ports.JudgeOutput.model_validate)
 
-    async def summarize(self, request: SummarizeInput) -> ModelResult[SummaryOutput]:
-        return self._replay("summarize", request, SummaryOutput.model_validate)
+    async def summarize(
+        self, request: ports.SummarizeInput
+    ) -> ports.ModelResult[ports.SummaryOutput]:
+        return self._replay("summarize", request, ports.SummaryOutput.model_validate)
 
-    async def embed(self, request: EmbedInput) -> ModelResult[list[list[float]]]:
+    async def embed(self, request: ports.EmbedInput) -> ports.ModelResult[list[list[float]]]:
         return self._replay("embed", request, self._vectors)
 
-    def as_models(self) -> Models:
-        return Models(extractor=self, judge=self, summarizer=self, embedder=self)
+    def as_models(self) -> ports.Models:
+        return ports.Models(extractor=self, judge=self, summarizer=self, embedder=self)

@@ -20,38 +20,23 @@ from pydantic import BaseModel
 from streams.domain import dedup as rules
 from streams.domain.facts import LiveFact
 from streams.events import FactsDeduped, FactsResolved
-from streams.model.ports import Embedder
 from streams.runtime.stage import RecordContext, Stage, StageDeps
-from streams.stages.embed_batch import derived_event_id, embed_batch, scope_of
-from streams.stages.release import ReleasesClaimOnDeadLetter
+from streams.stages.embed_batch import EmbeddingStage, derived_event_id
 from streams.store.live_facts import find_live_by_triples, nearest_live_facts, newest_live_fact_at
-from streams.store.vector_search import DEFAULT_TUNING, ScanTuning
 
 STAGE = "dedup"
 
 
-class DedupStage(ReleasesClaimOnDeadLetter[FactsResolved]):
+class DedupStage(EmbeddingStage[FactsResolved]):
     name = STAGE
     input_model: type[BaseModel] = FactsResolved
-
-    def __init__(self, deps: StageDeps) -> None:
-        super().__init__(deps)
-        self.embedder: Embedder = deps.models.embedder
-        self.tuning: ScanTuning = DEFAULT_TUNING  # the bench sets others
 
     async def handle(self, event: FactsResolved, ctx: RecordContext) -> Sequence[BaseModel]:
         ds, proj = event.dataset, event.project_id
         async with self.pool.acquire() as conn:
             live = await find_live_by_triples(conn, ds, proj, rules.batch_triples(event.facts))
         exact = rules.exact_pass(event.facts, live)
-        vectors = await embed_batch(
-            self.pool,
-            self.embedder,
-            scope_of(event),
-            STAGE,
-            "facts",
-            [f.sentence() for f in exact.survivors],
-        )
+        vectors = await self.embed(event, "facts", [f.sentence() for f in exact.survivors])
         neighbours: list[list[LiveFact]] = []
         as_of = None
         if vectors:
@@ -73,11 +58,7 @@ class DedupStage(ReleasesClaimOnDeadLetter[FactsResolved]):
         return [
             FactsDeduped(
                 event_id=derived_event_id(STAGE, event),
-                dataset=ds,
-                project_id=proj,
-                episode_id=event.episode_id,
-                source_event_id=event.source_event_id,
-                claim_token=event.claim_token,
+                **event.carried(),
                 candidates=near.candidates,
                 closures=exact.closures,
                 dropped=[*event.dropped, *exact.dropped, *near.dropped],

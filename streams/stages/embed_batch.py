@@ -5,9 +5,12 @@ from __future__ import annotations
 import uuid
 from typing import Any, Literal
 
-from streams.events import TenantEvent
+from streams.events import StageOutput, TenantEvent
 from streams.model.ports import CallScope, Embedder, EmbedInput, ModelCallFailed
+from streams.runtime.stage import StageDeps
+from streams.stages.release import ReleasesClaimOnDeadLetter, StageOutputT
 from streams.store.llm_calls import record_calls
+from streams.store.vector_search import DEFAULT_TUNING, ScanTuning
 
 _EVENT_NS = uuid.UUID("3f6f1c2e-9d7a-4a53-b1f1-5d0c6a1e7b21")
 
@@ -49,3 +52,19 @@ async def embed_batch(
             f"embedder returned {len(result.value)} vectors for {len(texts)} texts", []
         )
     return result.value
+
+
+class EmbeddingStage(ReleasesClaimOnDeadLetter[StageOutputT]):
+    """A stage after extraction that embeds one batch per episode (resolve, dedup)."""
+
+    def __init__(self, deps: StageDeps) -> None:
+        super().__init__(deps)
+        self.embedder: Embedder = deps.models.embedder
+        self.tuning: ScanTuning = DEFAULT_TUNING  # the bench sets others
+
+    async def embed(
+        self, event: StageOutput, purpose: Literal["entities", "facts"], texts: list[str]
+    ) -> list[list[float]]:
+        return await embed_batch(
+            self.pool, self.embedder, scope_of(event), self.name, purpose, texts
+        )

@@ -32,6 +32,7 @@ from streams.model.ports import (
     ModelCallFailed,
 )
 from streams.runtime.stage import RecordContext, Stage, StageDeps
+from streams.stages.embed_batch import derived_event_id
 from streams.stages.release import ReleasesClaimOnDeadLetter
 from streams.store.judge_reads import live_facts_near
 from streams.store.llm_calls import record_calls
@@ -77,11 +78,8 @@ class JudgeStage(ReleasesClaimOnDeadLetter[FactsDeduped]):
         )  # fmt: skip
         return [
             FactsJudged(
-                dataset=event.dataset,
-                project_id=event.project_id,
-                episode_id=event.episode_id,
-                source_event_id=event.source_event_id,
-                claim_token=event.claim_token,
+                event_id=derived_event_id(self.name, event),
+                **event.carried(),
                 inserts=judgement.inserts,
                 invalidations=judgement.invalidations,
                 closures=event.closures,

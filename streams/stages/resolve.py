@@ -15,24 +15,16 @@ from pydantic import BaseModel
 from streams.domain import resolution
 from streams.domain.resolution import EntityNeighbour
 from streams.events import USER_ENTITY, FactsExtracted, FactsResolved
-from streams.model.ports import Embedder
 from streams.runtime.stage import RecordContext, Stage, StageDeps
-from streams.stages.embed_batch import derived_event_id, embed_batch, scope_of
-from streams.stages.release import ReleasesClaimOnDeadLetter
+from streams.stages.embed_batch import EmbeddingStage, derived_event_id
 from streams.store.entities import find_by_names, nearest_same_type, upsert_entities
-from streams.store.vector_search import DEFAULT_TUNING, ScanTuning
 
 STAGE = "resolve"
 
 
-class ResolveStage(ReleasesClaimOnDeadLetter[FactsExtracted]):
+class ResolveStage(EmbeddingStage[FactsExtracted]):
     name = STAGE
     input_model: type[BaseModel] = FactsExtracted
-
-    def __init__(self, deps: StageDeps) -> None:
-        super().__init__(deps)
-        self.embedder: Embedder = deps.models.embedder
-        self.tuning: ScanTuning = DEFAULT_TUNING  # the bench sets others
 
     async def handle(self, event: FactsExtracted, ctx: RecordContext) -> Sequence[BaseModel]:
         ds, proj = event.dataset, event.project_id
@@ -40,14 +32,7 @@ class ResolveStage(ReleasesClaimOnDeadLetter[FactsExtracted]):
         async with self.pool.acquire() as conn:
             rows = await find_by_names(conn, ds, proj, sorted({i.name for i in items}))
         to_search = resolution.needs_search(items, rows)
-        vecs = await embed_batch(
-            self.pool,
-            self.embedder,
-            scope_of(event),
-            STAGE,
-            "entities",
-            [i.name for i in to_search],
-        )
+        vecs = await self.embed(event, "entities", [i.name for i in to_search])
         vectors = {(i.name, i.type.value): v for i, v in zip(to_search, vecs, strict=True)}
         async with self.pool.acquire() as conn:
             found = await nearest_same_type(
@@ -71,11 +56,7 @@ class ResolveStage(ReleasesClaimOnDeadLetter[FactsExtracted]):
         return [
             FactsResolved(
                 event_id=derived_event_id(STAGE, event),
-                dataset=ds,
-                project_id=proj,
-                episode_id=event.episode_id,
-                source_event_id=event.source_event_id,
-                claim_token=event.claim_token,
+                **event.carried(),
                 entities=entities,
                 facts=facts,
                 dropped=event.dropped,

@@ -24,16 +24,8 @@ from streams.runtime.stage import RecordContext, StageDeps
 from streams.stages.write import create_stage
 from streams.store.db import create_pool
 from tests.support.db import create_fresh_database
-from tests.support.judged import (
-    cand,
-    ends,
-    fact,
-    judged,
-    new_tenant,
-    seed_episode,
-    seed_fact,
-    snapshot,
-)
+from tests.support.events import new_tenant
+from tests.support.facts import cand, ends, fact, judged
 from tests.support.runtime import (
     WorkerProc,
     create_topics,
@@ -42,6 +34,7 @@ from tests.support.runtime import (
     produce,
     worker_env,
 )
+from tests.support.store_rows import seed_episode, seed_fact, snapshot
 
 FACTORY = "tests.e2e.test_writer_crash:create_crashing_writer"
 

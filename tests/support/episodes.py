@@ -10,26 +10,17 @@ from typing import Any
 
 from streams.domain.graph import RawGraph
 from streams.events import EpisodeCompleted, Message, Role, Window
-from streams.model.fakes.scripted import (
-    ScriptedEmbedder,
-    ScriptedExtractor,
-    ScriptedJudge,
-    ScriptedSummarizer,
-)
-from streams.model.ports import Models, SummaryOutput
-from streams.runtime.stage import RecordContext, StageDeps
+from streams.model.fakes.scripted import ScriptedEmbedder, scripted_models
+from streams.model.ports import SummaryOutput
+from streams.runtime.stage import StageDeps
 from streams.settings import Settings
 from tests.support.db import TEST_EMBEDDING_DIM
+from tests.support.events import new_tenant
+from tests.support.stages import stage_deps
+
+__all__ = ["new_tenant"]
 
 COMPLETED_AT = datetime(2026, 2, 10, 18, 0, tzinfo=UTC)
-CTX = RecordContext(
-    group="g", topic="t", partition=0, offset=0, key=None, timestamp_ms=0, attempt=1
-)
-
-
-def new_tenant() -> tuple[str, str]:
-    hex_id = uuid.uuid4().hex[:10]
-    return f"ds-{hex_id}", f"p-{hex_id}"
 
 
 def episode(
@@ -78,46 +69,7 @@ def make_deps(
     worker_id: str = "worker-1",
     **settings: Any,
 ) -> StageDeps:
-    models = Models(
-        extractor=ScriptedExtractor(extract),
-        judge=ScriptedJudge(lambda _: None),
-        summarizer=ScriptedSummarizer(summarize),
-        embedder=ScriptedEmbedder(TEST_EMBEDDING_DIM, fail=embed_fail),
-    )
+    embedder = ScriptedEmbedder(TEST_EMBEDDING_DIM, fail=embed_fail)
+    models = scripted_models(extract=extract, summarize=summarize, embedder=embedder)
     cfg = Settings(embedding_dim=TEST_EMBEDDING_DIM, **settings)
-    return StageDeps(settings=cfg, pool=pool, models=models, worker_id=worker_id)
-
-
-async def seed_store(pool: Any, tenant: tuple[str, str], canary: str = "") -> None:
-    """Entities and live facts for a tenant, plus one ended fact that must not show."""
-    ds, p = tenant
-    async with pool.acquire() as conn:
-        entities = [("user", "PERSON"), (f"acme{canary}", "ORG"), ("honda civic", "VEHICLE")]
-        for name, etype in entities:
-            await conn.execute(
-                "INSERT INTO entities (dataset, project_id, name, type) VALUES ($1,$2,$3,$4)",
-                ds, p, name, etype,
-            )  # fmt: skip
-        rows = [
-            ("user", "works at", f"acme{canary}", "relationship", None),
-            ("user", "drives", "honda civic", "relationship", None),
-            ("user", f"lives in{canary}", "oslo", "literal", None),
-            ("user", "likes", f"old hobby{canary}", "literal", "ended"),
-        ]
-        for s, pr, o, kind, ended in rows:
-            await conn.execute(
-                "INSERT INTO facts (dataset, project_id, subject, predicate, object, kind,"
-                " confidence, episode_id, valid_until) VALUES ($1,$2,$3,$4,$5,$6,0.9,'old',"
-                " CASE WHEN $7::text IS NULL THEN NULL ELSE now() - interval '1 day' END)",
-                ds, p, s, pr, o, kind, ended,
-            )  # fmt: skip
-
-
-async def ledger(pool: Any, ev: EpisodeCompleted) -> Any:
-    """The episode's extraction side of the ledger."""
-    async with pool.acquire() as conn:
-        return await conn.fetchrow(
-            "SELECT semantic_status, semantic_retry_count, semantic_last_error, claimed_by"
-            " FROM episodes WHERE dataset = $1 AND project_id = $2 AND episode_id = $3",
-            ev.dataset, ev.project_id, ev.episode_id,
-        )  # fmt: skip
+    return stage_deps(cfg, pool, models, worker_id)

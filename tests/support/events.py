@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from datetime import UTC, datetime, timedelta
 
 from streams.events import EpisodeCompleted, Message, Role, Window
@@ -29,3 +30,9 @@ def episode(
         dataset=dataset, project_id=project_id, episode_id=episode_id, session_id=session_id,
         window=Window(from_seq=1, to_seq=2), messages=messages, completed_at=completed_at,
     )  # fmt: skip
+
+
+def new_tenant() -> tuple[str, str]:
+    """A (dataset, project_id) no other test uses."""
+    hex_id = uuid.uuid4().hex[:10]
+    return f"ds-{hex_id}", f"p-{hex_id}"

@@ -1,44 +1,75 @@
-"""Fixtures and helpers shared by the resolve and dedup integration tests."""
+"""Builders of facts and of the stage events that carry them, for stage and store tests."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from streams.events import Entity, EntityType, Fact, FactKind, FactsExtracted, FactsResolved
-from streams.model.fakes.scripted import ScriptedEmbedder
-from streams.runtime.stage import RecordContext
+from streams.events import (
+    Candidate,
+    Closure,
+    DedupedCandidate,
+    Dropped,
+    Entity,
+    EntityType,
+    Fact,
+    FactKind,
+    FactsDeduped,
+    FactsExtracted,
+    FactsJudged,
+    FactsResolved,
+    Invalidation,
+)
+from streams.model.fakes.book import answer_pairs
+from streams.model.fakes.scripted import (
+    ScriptedEmbedder,
+    ScriptedJudge,
+    hashed_vector,
+    scripted_models,
+)
+from streams.model.ports import JudgeInput, JudgeOutput
+from streams.runtime.stage import StageDeps
+from streams.settings import Settings
 from tests.support.db import TEST_EMBEDDING_DIM
+from tests.support.stages import stage_deps
 
-CTX = RecordContext(group="g", topic="t", partition=0, offset=0, key=None, timestamp_ms=0)
 DIM = TEST_EMBEDDING_DIM
+REL, LIT = FactKind.RELATIONSHIP, FactKind.LITERAL
+
+
+def fact(
+    s: str,
+    p: str,
+    o: str,
+    kind: FactKind = REL,
+    *,
+    conf: float = 0.9,
+    until: datetime | None = None,
+    since: datetime | None = None,
+    quote: str | None = None,
+) -> Fact:
+    """A guarded fact; its quote is its own sentence unless given."""
+    return Fact(
+        subject=s, predicate=p, object=o, kind=kind, confidence=conf, valid_until=until,
+        valid_from=since, source_quote=f"{s} {p} {o}" if quote is None else quote,
+    )  # fmt: skip
+
+
+def rel(subject: str, predicate: str, obj: str, until: datetime | None = None) -> Fact:
+    return fact(subject, predicate, obj, REL, until=until, quote="")
+
+
+def lit(subject: str, predicate: str, obj: str, until: datetime | None = None) -> Fact:
+    return fact(subject, predicate, obj, LIT, until=until, quote="")
+
+
+def days_from_now(days: float) -> datetime:
+    return datetime.now(UTC) + timedelta(days=days)
 
 
 def embedder(table: dict[str, list[float]] | None = None, delay_s: float = 0.0) -> Any:
     return ScriptedEmbedder(DIM, table=table, delay_s=delay_s)
-
-
-def rel(subject: str, predicate: str, obj: str, until: datetime | None = None) -> Fact:
-    return Fact(
-        subject=subject,
-        predicate=predicate,
-        object=obj,
-        kind=FactKind.RELATIONSHIP,
-        confidence=0.9,
-        valid_until=until,
-    )
-
-
-def lit(subject: str, predicate: str, obj: str, until: datetime | None = None) -> Fact:
-    return Fact(
-        subject=subject,
-        predicate=predicate,
-        object=obj,
-        kind=FactKind.LITERAL,
-        confidence=0.9,
-        valid_until=until,
-    )
 
 
 def extracted(
@@ -65,32 +96,53 @@ def resolved(tenant: Any, episode: str, facts: Sequence[Fact]) -> FactsResolved:
     )
 
 
-async def insert_live_fact(
-    pool: Any,
-    dataset: str,
-    project_id: str,
-    fact: Fact,
-    embedding: Sequence[float] | None,
-    *,
-    valid_until: datetime | None = None,
-) -> int:
-    """A stored live fact, written with SQL as the writer would have."""
-    fact_id: int = await pool.fetchval(
-        "INSERT INTO facts (dataset, project_id, subject, predicate, object, kind, confidence,"
-        " episode_id, embedding, valid_until) VALUES ($1, $2, $3, $4, $5, $6, $7, 'e0', $8, $9)"
-        " RETURNING id",
-        dataset,
-        project_id,
-        fact.subject,
-        fact.predicate,
-        fact.object,
-        fact.kind.value,
-        fact.confidence,
-        None if embedding is None else list(embedding),
-        valid_until,
+def cand(f: Fact, embedding: list[float] | None = None) -> DedupedCandidate:
+    return DedupedCandidate(fact=f, embedding=embedding or hashed_vector(f.sentence(), DIM))
+
+
+def deduped(
+    tenant: tuple[str, str], candidates: Sequence[DedupedCandidate], episode: str = "e1",
+    closures: Sequence[Closure] = (),
+) -> FactsDeduped:  # fmt: skip
+    return FactsDeduped(
+        dataset=tenant[0], project_id=tenant[1], episode_id=episode, source_event_id="src",
+        candidates=list(candidates), closures=list(closures),
+    )  # fmt: skip
+
+
+def judged(
+    tenant: tuple[str, str],
+    inserts: Sequence[Candidate] = (),
+    invalidations: Sequence[Invalidation] = (),
+    closures: Sequence[Closure] = (),
+    dropped: Sequence[Dropped] = (),
+    episode: str = "e1",
+) -> FactsJudged:
+    return FactsJudged(
+        dataset=tenant[0], project_id=tenant[1], episode_id=episode, source_event_id="src",
+        inserts=list(inserts), invalidations=list(invalidations), closures=list(closures),
+        dropped=list(dropped),
+    )  # fmt: skip
+
+
+def ends(fact_id: int, f: Fact, by: int = 0) -> Invalidation:
+    return Invalidation(
+        fact_id=fact_id, subject=f.subject, predicate=f.predicate, object=f.object, by_candidate=by
     )
-    return fact_id
 
 
-def days_from_now(days: float) -> datetime:
-    return datetime.now(UTC) + timedelta(days=days)
+def judge_answering(verdict: Callable[[str, str], str]) -> ScriptedJudge:
+    """A judge whose verdict per pair is ``verdict(candidate_text, existing_text)``."""
+
+    def script(request: JudgeInput) -> JudgeOutput:
+        return answer_pairs(request, verdict)
+
+    return ScriptedJudge(script)
+
+
+def deps(settings: Settings, pool: Any, judge: ScriptedJudge | None = None) -> StageDeps:
+    """Stage deps with a scripted judge (every pair ``neither`` unless given)."""
+    models = scripted_models(dim=DIM)
+    if judge is not None:
+        models.judge = judge
+    return stage_deps(settings, pool, models)

@@ -36,6 +36,9 @@ from streams.store.consumed_offsets import ConsumedOffsets
 
 log = logging.getLogger("tests.support.stages")
 
+# Where a record handed straight to a stage came from (tests that call ``handle``).
+CTX = RecordContext(group="g", topic="t", partition=0, offset=0, key=None, timestamp_ms=0)
+
 SINK_TABLE = """
 CREATE TABLE IF NOT EXISTS runtime_sink_effects (
     run        text    NOT NULL,
@@ -191,3 +194,11 @@ def stage_deps(
     """What a worker hands a stage factory; scripted models with defaults unless given."""
     models = models or scripted_models(dim=settings.embedding_dim)
     return StageDeps(settings=settings, pool=pool, models=models, worker_id=worker_id)
+
+
+def ctx(offset: int, partition: int = 0, topic: str = "facts.judged") -> RecordContext:
+    """A writer's record context at ``offset`` (the consumed offset the writer records)."""
+    return RecordContext(
+        group="factstream-write", topic=topic, partition=partition, offset=offset, key=None,
+        timestamp_ms=0,
+    )  # fmt: skip

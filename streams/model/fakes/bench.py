@@ -32,20 +32,9 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from streams.domain.graph import RawClaim, RawEntity, RawGraph
+from streams.model import ports
 from streams.model.fakes.book import always, answer_pairs, claim
 from streams.model.fakes.scripted import hashed_vector, user_turns_summary
-from streams.model.ports import (
-    CallKind,
-    CallRecord,
-    EmbedInput,
-    ExtractInput,
-    JudgeInput,
-    JudgeOutput,
-    ModelResult,
-    Models,
-    SummarizeInput,
-    SummaryOutput,
-)
 from streams.settings import Settings
 
 T = TypeVar("T")
@@ -122,10 +111,12 @@ def _tokens(payload: Any) -> int:
 class _Simulated:
     """One call kind: sleep a jittered latency, answer from ``answer``, record the call."""
 
-    def __init__(self, kind: CallKind, mean_s: float, jitter: float, rng: random.Random) -> None:
+    def __init__(
+        self, kind: ports.CallKind, mean_s: float, jitter: float, rng: random.Random
+    ) -> None:
         self.kind, self.mean_s, self.jitter, self.rng = kind, mean_s, jitter, rng
 
-    async def call(self, request: BaseModel, answer: Callable[[], T]) -> ModelResult[T]:
+    async def call(self, request: BaseModel, answer: Callable[[], T]) -> ports.ModelResult[T]:
         started = time.perf_counter()
         if self.mean_s > 0:
             await asyncio.sleep(self.mean_s * (1 + self.jitter * (2 * self.rng.random() - 1)))
@@ -135,19 +126,19 @@ class _Simulated:
             value.model_dump(mode="json") if isinstance(value, BaseModel)
             else {"vectors": len(value) if isinstance(value, list) else 0}
         )  # fmt: skip
-        record = CallRecord(
+        record = ports.CallRecord(
             self.kind, "bench-simulated", body, response,
             (time.perf_counter() - started) * 1000,
             input_tokens=_tokens(body), output_tokens=_tokens(response),
         )  # fmt: skip
-        return ModelResult(value, [record])
+        return ports.ModelResult(value, [record])
 
 
 class BenchExtractor:
     def __init__(self, sim: _Simulated) -> None:
         self.sim = sim
 
-    async def extract(self, request: ExtractInput) -> ModelResult[RawGraph]:
+    async def extract(self, request: ports.ExtractInput) -> ports.ModelResult[RawGraph]:
         k = episode_number(request.scope.episode_id)
         return await self.sim.call(request, lambda: episode_graph(k))
 
@@ -158,8 +149,8 @@ class BenchJudge:
     def __init__(self, sim: _Simulated) -> None:
         self.sim = sim
 
-    async def judge(self, request: JudgeInput) -> ModelResult[JudgeOutput]:
-        def answer() -> JudgeOutput:
+    async def judge(self, request: ports.JudgeInput) -> ports.ModelResult[ports.JudgeOutput]:
+        def answer() -> ports.JudgeOutput:
             return answer_pairs(request, always("old"))
 
         return await self.sim.call(request, answer)
@@ -169,7 +160,9 @@ class BenchSummarizer:
     def __init__(self, sim: _Simulated) -> None:
         self.sim = sim
 
-    async def summarize(self, request: SummarizeInput) -> ModelResult[SummaryOutput]:
+    async def summarize(
+        self, request: ports.SummarizeInput
+    ) -> ports.ModelResult[ports.SummaryOutput]:
         return await self.sim.call(request, lambda: user_turns_summary(request))
 
 
@@ -179,7 +172,7 @@ class BenchEmbedder:
     def __init__(self, sim: _Simulated, dim: int) -> None:
         self.sim, self.dim = sim, dim
 
-    async def embed(self, request: EmbedInput) -> ModelResult[list[list[float]]]:
+    async def embed(self, request: ports.EmbedInput) -> ports.ModelResult[list[list[float]]]:
         return await self.sim.call(request, lambda: [_vector(t, self.dim) for t in request.texts])
 
 
@@ -192,13 +185,15 @@ def _vector(text: str, dim: int) -> list[float]:
     return list(_cached_vector(text, dim))
 
 
-def build(settings: Settings, latency: Mapping[str, float], jitter: float, seed: int) -> Models:
+def build(
+    settings: Settings, latency: Mapping[str, float], jitter: float, seed: int
+) -> ports.Models:
     rng = random.Random(seed)
 
-    def sim(kind: CallKind) -> _Simulated:
+    def sim(kind: ports.CallKind) -> _Simulated:
         return _Simulated(kind, latency.get(kind, 0.0), jitter, rng)
 
-    return Models(
+    return ports.Models(
         extractor=BenchExtractor(sim("extract")),
         judge=BenchJudge(sim("judge")),
         summarizer=BenchSummarizer(sim("summarize")),
@@ -206,7 +201,7 @@ def build(settings: Settings, latency: Mapping[str, float], jitter: float, seed:
     )
 
 
-def create_models(settings: Settings, **_: Any) -> Models:
+def create_models(settings: Settings, **_: Any) -> ports.Models:
     """The provider factory; latency and jitter from the environment (see module doc)."""
     latency = parse_latency(os.environ.get("FACTSTREAM_BENCH_LATENCY", ""))
     jitter = float(os.environ.get("FACTSTREAM_BENCH_JITTER", "0.25"))

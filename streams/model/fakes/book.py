@@ -17,23 +17,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from streams.domain.graph import RawClaim, RawEntity, RawGraph
+from streams.model import ports
 from streams.model.fakes.scripted import (
     ScriptedEmbedder,
     ScriptedExtractor,
     ScriptedJudge,
     ScriptedSummarizer,
     user_turns_summary,
-)
-from streams.model.ports import (
-    CallScope,
-    EmbedInput,
-    ExtractInput,
-    JudgeInput,
-    JudgeOutput,
-    ModelResult,
-    Models,
-    SummarizeInput,
-    SummaryOutput,
 )
 
 # (candidate text, existing text) -> "old" | "new" | "neither"; texts as the judge sees
@@ -50,7 +40,7 @@ class TenantScript:
     judge_error: Exception | None = None  # set: every judge call fails with it
     vectors: dict[str, list[float]] = field(default_factory=dict)
     # Returns the error an embedding request fails with, or None (checked per call).
-    embed_fail: Callable[[EmbedInput], Exception | None] | None = None
+    embed_fail: Callable[[ports.EmbedInput], Exception | None] | None = None
 
 
 class ScriptBook:
@@ -65,31 +55,31 @@ class ScriptBook:
         key = (dataset, project_id)
         self._scripts[key] = script
 
-        def fail(request: EmbedInput) -> Exception | None:
+        def fail(request: ports.EmbedInput) -> Exception | None:
             return None if script.embed_fail is None else script.embed_fail(request)
 
         self._embedders[key] = ScriptedEmbedder(self.dim, table=script.vectors, fail=fail)
         return script
 
-    def script(self, scope: CallScope) -> TenantScript:
+    def script(self, scope: ports.CallScope) -> TenantScript:
         try:
             return self._scripts[(scope.dataset, scope.project_id)]
         except KeyError:
             raise LookupError(f"no script for tenant {scope.dataset}:{scope.project_id}") from None
 
-    def models(self) -> Models:
-        return Models(
+    def models(self) -> ports.Models:
+        return ports.Models(
             extractor=ScriptedExtractor(self._extract),
             judge=ScriptedJudge(self._judge),
             summarizer=ScriptedSummarizer(self._summarize),
             embedder=_RoutedEmbedder(self),
         )
 
-    def embedder(self, scope: CallScope) -> ScriptedEmbedder:
+    def embedder(self, scope: ports.CallScope) -> ScriptedEmbedder:
         self.script(scope)
         return self._embedders[(scope.dataset, scope.project_id)]
 
-    def _extract(self, request: ExtractInput) -> RawGraph:
+    def _extract(self, request: ports.ExtractInput) -> RawGraph:
         answer = self.script(request.scope).graphs.get(request.scope.episode_id)
         if answer is None:
             raise LookupError(f"no scripted graph for episode {request.scope.episode_id}")
@@ -97,14 +87,14 @@ class ScriptBook:
             raise answer
         return answer
 
-    def _judge(self, request: JudgeInput) -> JudgeOutput:
+    def _judge(self, request: ports.JudgeInput) -> ports.JudgeOutput:
         script = self.script(request.scope)
         if script.judge_error is not None:
             raise script.judge_error
         decide = script.verdict or (lambda _c, _e: "neither")
         return answer_pairs(request, decide)
 
-    def _summarize(self, request: SummarizeInput) -> SummaryOutput:
+    def _summarize(self, request: ports.SummarizeInput) -> ports.SummaryOutput:
         return user_turns_summary(request)
 
 
@@ -112,7 +102,7 @@ class _RoutedEmbedder:
     def __init__(self, book: ScriptBook) -> None:
         self.book = book
 
-    async def embed(self, request: EmbedInput) -> ModelResult[list[list[float]]]:
+    async def embed(self, request: ports.EmbedInput) -> ports.ModelResult[list[list[float]]]:
         return await self.book.embedder(request.scope).embed(request)
 
 
@@ -161,9 +151,9 @@ def always(verdict: str) -> VerdictFn:
     return lambda _cand, _existing: verdict
 
 
-def answer_pairs(request: JudgeInput, decide: VerdictFn) -> JudgeOutput:
+def answer_pairs(request: ports.JudgeInput, decide: VerdictFn) -> ports.JudgeOutput:
     """One verdict per pair of the request, ``decide(candidate text, existing text)``."""
-    return JudgeOutput.model_validate(
+    return ports.JudgeOutput.model_validate(
         {
             "verdicts": [
                 {"pair_id": p.pair_id, "verdict": decide(p.candidate, p.existing)}

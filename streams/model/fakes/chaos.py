@@ -37,20 +37,10 @@ from pydantic import BaseModel
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from streams.domain.graph import RawGraph
+from streams.model import ports
 from streams.model.gemini.embed import GeminiEmbedder
 from streams.model.gemini.llm import GeminiJsonCall
 from streams.model.loader import ModelProviderError, build_models
-from streams.model.ports import (
-    CallKind,
-    EmbedInput,
-    ExtractInput,
-    JudgeInput,
-    JudgeOutput,
-    ModelResult,
-    Models,
-    SummarizeInput,
-    SummaryOutput,
-)
 from streams.model.prompts import extract as extract_prompt
 from streams.model.prompts import judge as judge_prompt
 from streams.model.prompts import summarize as summarize_prompt
@@ -86,7 +76,7 @@ class FaultInjector:
     log_path: str | None = None
     rng: random.Random = field(default_factory=random.Random)
 
-    def draw(self, kind: CallKind, json_reply: bool) -> str | None:
+    def draw(self, kind: ports.CallKind, json_reply: bool) -> str | None:
         fault: str | None = None
         if self.rate > 0 and self.rng.random() < self.rate:
             allowed = [k for k in self.kinds if json_reply or k != "malformed"]
@@ -94,7 +84,7 @@ class FaultInjector:
         self._log(kind, fault)
         return fault
 
-    def _log(self, kind: CallKind, fault: str | None) -> None:
+    def _log(self, kind: ports.CallKind, fault: str | None) -> None:
         if self.log_path is None:
             return
         line = json.dumps({"kind": kind, "fault": fault, "pid": os.getpid()}) + "\n"
@@ -132,7 +122,7 @@ def _reply(text: str) -> types.GenerateContentResponse:
 class _FakeModels:
     """The ``client.aio.models`` surface: answers registered per prompt / per text batch."""
 
-    def __init__(self, kind: CallKind, injector: FaultInjector) -> None:
+    def __init__(self, kind: ports.CallKind, injector: FaultInjector) -> None:
         self.kind, self.injector = kind, injector
         self.answers: dict[str, str] = {}
         self.vectors: dict[tuple[str, ...], list[list[float]]] = {}
@@ -163,7 +153,7 @@ class _ChaosJson(Generic[Req, Out]):
 
     def __init__(
         self,
-        kind: CallKind,
+        kind: ports.CallKind,
         settings: Settings,
         injector: FaultInjector,
         render: Callable[[Req], str],
@@ -184,7 +174,7 @@ class _ChaosJson(Generic[Req, Out]):
         self.prompts[id(request)] = prompt
         return prompt
 
-    async def __call__(self, request: Req, answer: BaseModel) -> ModelResult[Out]:
+    async def __call__(self, request: Req, answer: BaseModel) -> ports.ModelResult[Out]:
         self.pending[id(request)] = answer.model_dump_json()
         try:
             return await self.call(request)
@@ -196,15 +186,15 @@ class _ChaosJson(Generic[Req, Out]):
 class ChaosModels:
     """Models whose every call goes through the Gemini provider code and the injector."""
 
-    def __init__(self, inner: Models, settings: Settings, injector: FaultInjector) -> None:
+    def __init__(self, inner: ports.Models, settings: Settings, injector: FaultInjector) -> None:
         self.inner = inner
-        self._extract = _ChaosJson[ExtractInput, RawGraph](
+        self._extract = _ChaosJson[ports.ExtractInput, RawGraph](
             "extract", settings, injector, extract_prompt.render, extract_prompt.RESPONSE_MODEL
         )
-        self._judge = _ChaosJson[JudgeInput, JudgeOutput](
+        self._judge = _ChaosJson[ports.JudgeInput, ports.JudgeOutput](
             "judge", settings, injector, judge_prompt.render, judge_prompt.RESPONSE_MODEL
         )
-        self._summarize = _ChaosJson[SummarizeInput, SummaryOutput](
+        self._summarize = _ChaosJson[ports.SummarizeInput, ports.SummaryOutput](
             "summarize", settings, injector, summarize_prompt.render,
             summarize_prompt.RESPONSE_MODEL,
         )  # fmt: skip
@@ -212,19 +202,21 @@ class ChaosModels:
         self._embed_users: dict[tuple[str, ...], int] = {}
         self._embedder = GeminiEmbedder(settings, cast(genai.Client, _FakeClient(self._embed_fake)))
 
-    async def extract(self, request: ExtractInput) -> ModelResult[RawGraph]:
+    async def extract(self, request: ports.ExtractInput) -> ports.ModelResult[RawGraph]:
         answer = await self.inner.extractor.extract(request)
         return await self._extract(request, answer.value)
 
-    async def judge(self, request: JudgeInput) -> ModelResult[JudgeOutput]:
+    async def judge(self, request: ports.JudgeInput) -> ports.ModelResult[ports.JudgeOutput]:
         answer = await self.inner.judge.judge(request)
         return await self._judge(request, answer.value)
 
-    async def summarize(self, request: SummarizeInput) -> ModelResult[SummaryOutput]:
+    async def summarize(
+        self, request: ports.SummarizeInput
+    ) -> ports.ModelResult[ports.SummaryOutput]:
         answer = await self.inner.summarizer.summarize(request)
         return await self._summarize(request, answer.value)
 
-    async def embed(self, request: EmbedInput) -> ModelResult[list[list[float]]]:
+    async def embed(self, request: ports.EmbedInput) -> ports.ModelResult[list[list[float]]]:
         answer = await self.inner.embedder.embed(request)
         texts = tuple(request.texts)
         # Concurrent calls may embed the same texts: keep the entry while any is in flight.
@@ -238,8 +230,8 @@ class ChaosModels:
                 del self._embed_users[texts]
                 self._embed_fake.vectors.pop(texts, None)
 
-    def as_models(self) -> Models:
-        return Models(extractor=self, judge=self, summarizer=self, embedder=self)
+    def as_models(self) -> ports.Models:
+        return ports.Models(extractor=self, judge=self, summarizer=self, embedder=self)
 
 
 def injector_from(chaos: ChaosSettings, settings: Settings) -> FaultInjector:
@@ -257,7 +249,7 @@ def injector_from(chaos: ChaosSettings, settings: Settings) -> FaultInjector:
     )  # fmt: skip
 
 
-def create_models(settings: Settings, **_: Any) -> Models:
+def create_models(settings: Settings, **_: Any) -> ports.Models:
     chaos = ChaosSettings()
     inner = build_models(settings.model_copy(update={"model_provider": chaos.inner}))
     return ChaosModels(inner, settings, injector_from(chaos, settings)).as_models()

@@ -21,7 +21,8 @@ from streams.runtime.stage import StageDeps
 from streams.stages import dedup, extract, resolve
 from streams.stages.release import CLAIM_HEADER
 from streams.store import episodes
-from tests.support.episodes import episode, ledger, make_deps, new_tenant
+from tests.support.episodes import episode, make_deps, new_tenant
+from tests.support.store_rows import ledger
 
 
 def broken_embedder(_: EmbedInput) -> Exception:

@@ -8,17 +8,9 @@ from streams.events import Candidate, Dropped, DropStage, FactsDeduped
 from streams.model.fakes.scripted import hashed_vector, scripted_models, vector_at_similarity
 from streams.settings import Settings
 from streams.stages.dedup import DedupStage
-from tests.support.facts import (
-    CTX,
-    DIM,
-    days_from_now,
-    embedder,
-    insert_live_fact,
-    lit,
-    rel,
-    resolved,
-)
-from tests.support.stages import stage_deps
+from tests.support.facts import DIM, days_from_now, embedder, lit, rel, resolved
+from tests.support.stages import CTX, stage_deps
+from tests.support.store_rows import insert_live_fact
 
 SETTINGS = Settings()  # fact dedup threshold 0.95
 LARGE = "user wants large screen"

@@ -15,7 +15,9 @@ from streams.events import FactsExtracted
 from streams.model.ports import ExtractInput
 from streams.model.prompts import extract as extract_prompt
 from streams.stages.extract import create_stage
-from tests.support.episodes import CTX, episode, make_deps, new_tenant, seed_store
+from tests.support.episodes import episode, make_deps, new_tenant
+from tests.support.stages import CTX
+from tests.support.store_rows import seed_store
 
 CANARY = "zqxcanary"  # only tenant B's rows carry it
 HOSTILE = [

@@ -19,7 +19,9 @@ from streams.store.episodes import (
     mark_semantic_done,
     next_to_release,
 )
-from tests.support.episodes import CTX, episode, ledger, make_deps, new_tenant
+from tests.support.episodes import episode, make_deps, new_tenant
+from tests.support.stages import CTX
+from tests.support.store_rows import ledger
 
 
 def rec(offset: int) -> Any:

@@ -8,14 +8,9 @@ from streams.domain.graph import RawClaim, RawEntity, RawGraph
 from streams.events import EntityType, FactKind, FactsExtracted
 from streams.model.ports import ExtractInput
 from streams.stages.extract import create_stage
-from tests.support.episodes import (
-    COMPLETED_AT,
-    CTX,
-    episode,
-    make_deps,
-    new_tenant,
-    seed_store,
-)
+from tests.support.episodes import COMPLETED_AT, episode, make_deps, new_tenant
+from tests.support.stages import CTX
+from tests.support.store_rows import seed_store
 
 
 async def test_extract_produces_the_guarded_graph_and_records_the_call(stage_pool: Any) -> None:

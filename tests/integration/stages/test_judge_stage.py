@@ -14,18 +14,10 @@ from streams.settings import Settings
 from streams.stages.judge import create_stage
 from streams.store.db import create_pool
 from tests.support.db import create_fresh_database
-from tests.support.judged import (
-    DIM,
-    LIT,
-    cand,
-    ctx,
-    deduped,
-    deps,
-    fact,
-    judge_answering,
-    new_tenant,
-    seed_fact,
-)
+from tests.support.events import new_tenant
+from tests.support.facts import DIM, LIT, cand, deduped, deps, fact, judge_answering
+from tests.support.stages import ctx
+from tests.support.store_rows import seed_fact
 
 NOW = datetime.now(UTC)
 

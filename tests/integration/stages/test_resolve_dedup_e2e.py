@@ -32,14 +32,8 @@ from streams.runtime.stage import StageDeps
 from streams.runtime.worker import Worker
 from streams.settings import Settings
 from streams.stages import dedup, resolve
-from tests.support.facts import (
-    DIM,
-    days_from_now,
-    extracted,
-    insert_live_fact,
-    lit,
-    rel,
-)
+from tests.support.facts import DIM, days_from_now, extracted, lit, rel
+from tests.support.store_rows import insert_live_fact
 
 ORG, PERSON, VEHICLE = EntityType.ORG, EntityType.PERSON, EntityType.VEHICLE
 LARGE, BIG = "user wants large screen", "user prefers big display"

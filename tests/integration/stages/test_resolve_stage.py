@@ -9,8 +9,8 @@ from streams.events import EntityType, FactsResolved
 from streams.model.fakes.scripted import hashed_vector, scripted_models, vector_at_similarity
 from streams.settings import Settings
 from streams.stages.resolve import ResolveStage
-from tests.support.facts import CTX, DIM, embedder, extracted, lit, rel
-from tests.support.stages import stage_deps
+from tests.support.facts import DIM, embedder, extracted, lit, rel
+from tests.support.stages import CTX, stage_deps
 
 ORG, FOOD, PERSON = EntityType.ORG, EntityType.FOOD, EntityType.PERSON
 

@@ -11,7 +11,8 @@ from streams.model.ports import EmbedInput, SummarizeInput, SummaryOutput
 from streams.stages.summarize import create_stage
 from streams.store.episodes import enqueue_episode, next_to_release
 from tests.support.db import TEST_EMBEDDING_DIM
-from tests.support.episodes import CTX, episode, make_deps, new_tenant
+from tests.support.episodes import episode, make_deps, new_tenant
+from tests.support.stages import CTX
 
 SUMMARY = "The user moved to Berlin last month."
 

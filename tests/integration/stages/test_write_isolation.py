@@ -20,16 +20,9 @@ from streams.store.db import create_pool
 from streams.store.facts_query import as_of, history, live_facts
 from streams.store.judge_reads import live_facts_near
 from tests.support.db import create_fresh_database
-from tests.support.judged import (
-    LIT,
-    cand,
-    ctx,
-    deduped,
-    deps,
-    fact,
-    judge_answering,
-    seed_fact,
-)
+from tests.support.facts import LIT, cand, deduped, deps, fact, judge_answering
+from tests.support.stages import ctx
+from tests.support.store_rows import seed_fact
 
 Tenant = tuple[str, str]
 

@@ -17,21 +17,10 @@ from streams.stages.write import FACT_WRITES, create_stage
 from streams.store.db import create_pool
 from streams.store.facts_query import as_of, live_facts
 from tests.support.db import create_fresh_database
-from tests.support.judged import (
-    LIT,
-    cand,
-    ctx,
-    deps,
-    ends,
-    fact,
-    judged,
-    live_triples,
-    new_tenant,
-    rows,
-    seed_episode,
-    seed_fact,
-    snapshot,
-)
+from tests.support.events import new_tenant
+from tests.support.facts import LIT, cand, deps, ends, fact, judged
+from tests.support.stages import ctx
+from tests.support.store_rows import live_triples, rows, seed_episode, seed_fact, snapshot
 
 NOW = datetime.now(UTC)
 

@@ -15,15 +15,10 @@ from streams.store.db import create_pool
 from streams.store.episodes import claim_next, enqueue_episode
 from tests.support.db import create_fresh_database
 from tests.support.episodes import episode
-from tests.support.judged import (
-    cand,
-    ctx,
-    deps,
-    fact,
-    judged,
-    new_tenant,
-    seed_episode,
-)
+from tests.support.events import new_tenant
+from tests.support.facts import cand, deps, fact, judged
+from tests.support.stages import ctx
+from tests.support.store_rows import seed_episode
 
 
 @pytest.fixture(scope="module")

@@ -17,15 +17,9 @@ from streams.stages.write import create_stage
 from streams.store.db import create_pool
 from streams.store.facts_query import as_of, history, live_facts
 from tests.support.db import create_fresh_database
-from tests.support.judged import (
-    cand,
-    ctx,
-    deps,
-    ends,
-    fact,
-    judged,
-    new_tenant,
-)
+from tests.support.events import new_tenant
+from tests.support.facts import cand, deps, ends, fact, judged
+from tests.support.stages import ctx
 
 
 @pytest.fixture(scope="module")

@@ -6,24 +6,14 @@ from datetime import UTC, datetime
 
 from streams.domain import dedup as dl
 from streams.domain.facts import LiveFact
-from streams.events import DropStage, Fact, FactKind
+from streams.events import DropStage
 from streams.model.fakes.scripted import hashed_vector, vector_at_similarity
+from tests.support.facts import lit
 
 DIM = 16
 T = 0.95
 B = 0.80
 MAY = datetime(2026, 5, 1, tzinfo=UTC)
-
-
-def fact(s: str, p: str, o: str, until: datetime | None = None) -> Fact:
-    return Fact(
-        subject=s,
-        predicate=p,
-        object=o,
-        kind=FactKind.LITERAL,
-        confidence=0.9,
-        valid_until=until,
-    )
 
 
 def live(
@@ -47,9 +37,9 @@ def live(
 
 def test_exact_pass_drops_live_and_in_batch_repeats_and_keeps_new() -> None:
     facts = [
-        fact("user", "lives in", "chennai"),
-        fact("user", "likes", "tea"),
-        fact("user", "likes", "tea"),
+        lit("user", "lives in", "chennai"),
+        lit("user", "likes", "tea"),
+        lit("user", "likes", "tea"),
     ]
     known = {("user", "lives in", "chennai"): live(4, "user", "lives in", "chennai")}
     out = dl.exact_pass(facts, known)
@@ -63,7 +53,7 @@ def test_exact_pass_drops_live_and_in_batch_repeats_and_keeps_new() -> None:
 
 
 def test_exact_match_with_valid_until_is_a_closure_not_a_drop() -> None:
-    facts = [fact("user", "drives", "honda civic", until=MAY)]
+    facts = [lit("user", "drives", "honda civic", until=MAY)]
     known = {("user", "drives", "honda civic"): live(9, "user", "drives", "honda civic")}
     out = dl.exact_pass(facts, known)
     assert out.dropped == [] and out.survivors == []
@@ -72,7 +62,7 @@ def test_exact_match_with_valid_until_is_a_closure_not_a_drop() -> None:
 
 def test_a_closure_already_recorded_is_a_plain_duplicate() -> None:
     naive_may = datetime(2026, 5, 1)  # same instant, taken as UTC
-    facts = [fact("user", "drives", "honda civic", until=naive_may)]
+    facts = [lit("user", "drives", "honda civic", until=naive_may)]
     known = {("user", "drives", "honda civic"): live(9, "user", "drives", "honda civic", MAY)}
     out = dl.exact_pass(facts, known)
     assert out.closures == [] and [d.reason for d in out.dropped] == ["exact_duplicate"]
@@ -83,9 +73,9 @@ def test_in_batch_paraphrase_keeps_the_first() -> None:
     big = vector_at_similarity(large, 0.97)
     other = hashed_vector("user likes tea", DIM)
     survivors = [
-        fact("user", "wants", "large screen"),
-        fact("user", "prefers", "big display"),
-        fact("user", "likes", "tea"),
+        lit("user", "wants", "large screen"),
+        lit("user", "prefers", "big display"),
+        lit("user", "likes", "tea"),
     ]
     out = dl.near_pass(survivors, [large, big, other], [[], [], []], T, B)
     assert [c.fact.object for c in out.candidates] == ["large screen", "tea"]
@@ -96,7 +86,7 @@ def test_in_batch_paraphrase_keeps_the_first() -> None:
 
 def test_near_duplicate_of_a_live_fact_dropped_below_threshold_kept() -> None:
     vec = hashed_vector("x", DIM)
-    survivors = [fact("user", "prefers", "big display"), fact("user", "owns", "a bike")]
+    survivors = [lit("user", "prefers", "big display"), lit("user", "owns", "a bike")]
     neighbours = [
         [live(3, "user", "wants", "large screen", sim=0.96)],
         [live(5, "user", "owns", "a bicycle", sim=0.94)],
@@ -108,7 +98,7 @@ def test_near_duplicate_of_a_live_fact_dropped_below_threshold_kept() -> None:
 
 
 def test_a_fact_that_ends_is_not_a_near_duplicate_of_the_open_fact() -> None:
-    survivors = [fact("user", "drove", "honda civic", until=MAY)]
+    survivors = [lit("user", "drove", "honda civic", until=MAY)]
     neighbours = [[live(3, "user", "drives", "honda civic", sim=0.97)]]
     out = dl.near_pass(survivors, [hashed_vector("x", DIM)], neighbours, T, B)
     assert [c.fact.predicate for c in out.candidates] == ["drove"]
@@ -119,7 +109,7 @@ def test_a_fact_that_ends_is_not_a_near_duplicate_of_the_open_fact() -> None:
 
 
 def test_same_subject_and_predicate_with_another_object_goes_to_the_judge() -> None:
-    survivors = [fact("user", "has car budget of", "25000")]
+    survivors = [lit("user", "has car budget of", "25000")]
     neighbours = [
         [
             live(3, "user", "has car budget of", "20000", sim=0.98),
@@ -136,7 +126,7 @@ def test_same_subject_and_predicate_with_another_object_goes_to_the_judge() -> N
 
 def test_a_fact_of_another_subject_is_never_a_near_duplicate() -> None:
     hiking = hashed_vector("user likes hiking", DIM)
-    survivors = [fact("sister", "likes", "hiking"), fact("user", "enjoys", "hiking")]
+    survivors = [lit("sister", "likes", "hiking"), lit("user", "enjoys", "hiking")]
     neighbours = [[live(3, "user", "likes", "hiking", sim=0.99)], []]
     out = dl.near_pass(survivors, [vector_at_similarity(hiking, 0.99), hiking], neighbours, T, B)
     # Rule 3: a fact about the user's sister is not a rewording of one about the user,
@@ -149,7 +139,7 @@ def test_a_fact_of_another_subject_is_never_a_near_duplicate() -> None:
 
 
 def test_a_kept_candidate_carries_its_live_neighbours_inside_the_band() -> None:
-    survivors = [fact("user", "is employed by", "acme"), fact("user", "likes", "tea")]
+    survivors = [lit("user", "is employed by", "acme"), lit("user", "likes", "tea")]
     neighbours = [
         [
             live(7, "user", "works at", "globex", sim=0.91),
