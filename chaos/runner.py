@@ -44,27 +44,19 @@ async def drill(profile: Profile, infra: Infra, run_dir: Path, seed: int,
         f"drill '{profile.name}' seed {seed}: {profile.episodes} episodes over"
         f" {profile.tenants} tenants + {len(poison)} poison records; logs in {run_dir}"
     )
-    base = await Run(
-        "base", profile, infra, scenario, poison, run_dir, chaos=None, seed=seed, say=say
-    ).execute()
-    say(
-        f"fault-free run: {'finished' if base.finished else 'DID NOT FINISH'}"
-        f" in {base.elapsed_s:.0f} s"
-    )
-    # What each run left is read at once and its topics deleted: fewer partitions for
-    # the broker to recover after its kill -9, nothing left behind on a shared broker.
-    base_db, base_dead = await _collect(base)
     actions = schedule(profile, random.Random(seed))
     if not infra.restartable:
         actions = [a for a in actions if a.kind not in ("restart-kafka", "restart-postgres")]
-    chaos = await Run(
-        "chaos", profile, infra, scenario, poison, run_dir, chaos=actions, seed=seed, say=say
-    ).execute()
-    say(
-        f"chaos run: {'finished' if chaos.finished else 'DID NOT FINISH'}"
-        f" in {chaos.elapsed_s:.0f} s"
-    )
-    chaos_db, chaos_dead = await _collect(chaos)
+    runs = []
+    for name, faults, label in (("base", None, "fault-free run"), ("chaos", actions, "chaos run")):
+        run = await Run(
+            name, profile, infra, scenario, poison, run_dir, chaos=faults, seed=seed, say=say
+        ).execute()
+        say(f"{label}: {'finished' if run.finished else 'DID NOT FINISH'} in {run.elapsed_s:.0f} s")
+        # What each run left is read at once and its topics deleted: fewer partitions for
+        # the broker to recover after its kill -9, nothing left behind on a shared broker.
+        runs.append((run, *await _collect(run)))
+    (base, base_db, base_dead), (chaos, chaos_db, chaos_dead) = runs
 
     rec = rc.Reconciliation()
     cap = chaos.settings.max_retries

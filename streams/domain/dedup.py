@@ -72,15 +72,10 @@ def exact_pass(facts: Sequence[Fact], live: Mapping[Triple, LiveFact]) -> ExactR
             out.survivors.append(fact)
         elif fact.valid_until is not None and not same_validity(fact.valid_until, row.valid_until):
             # The user said the fact ended: close the live row (the writer cascades).
-            out.closures.append(
-                Closure(
-                    fact_id=row.id,
-                    subject=row.subject,
-                    predicate=row.predicate,
-                    object=row.object,
-                    valid_until=fact.valid_until,
-                )
-            )
+            out.closures.append(Closure(
+                fact_id=row.id, subject=row.subject, predicate=row.predicate,
+                object=row.object, valid_until=fact.valid_until,
+            ))  # fmt: skip
         else:
             out.dropped.append(
                 drop(fact, EXACT, f"matches live fact #{row.id} {_quote(row.sentence())} exactly")

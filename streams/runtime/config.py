@@ -20,6 +20,13 @@ def default_instance_id() -> str:
     return f"{socket.gethostname()}-{os.getpid()}" + (f"-{n}" if n > 1 else "")
 
 
+# Settings a worker takes over as they are.
+_FROM_SETTINGS = (
+    "shutdown_deadline_s", "max_poll_interval_ms", "session_timeout_ms", "transient_max_attempts",
+    "transient_min_retry_s", "kafka_txn_watchdog_s", "max_record_bytes",
+)  # fmt: skip
+
+
 @dataclass(frozen=True)
 class WorkerConfig:
     stage: str
@@ -93,14 +100,8 @@ class WorkerConfig:
             instance_id=instance_id,
             concurrency=concurrency or settings.worker_concurrency,
             commit_interval_s=settings.commit_interval_ms / 1000,
-            shutdown_deadline_s=settings.shutdown_deadline_s,
-            max_poll_interval_ms=settings.max_poll_interval_ms,
-            session_timeout_ms=settings.session_timeout_ms,
-            transient_max_attempts=settings.transient_max_attempts,
-            transient_min_retry_s=settings.transient_min_retry_s,
-            kafka_txn_watchdog_s=settings.kafka_txn_watchdog_s,
-            max_record_bytes=settings.max_record_bytes,
             metrics_port=settings.metrics_port if metrics_port is None else metrics_port,
+            **{name: getattr(settings, name) for name in _FROM_SETTINGS},
         )
         return replace(cfg, **overrides)
 

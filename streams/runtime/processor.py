@@ -112,16 +112,10 @@ class RecordProcessor:
             elapsed = self._clock() - started
             final = attempt >= cfg.transient_max_attempts and elapsed >= cfg.transient_min_retry_s
             ctx = RecordContext(
-                group=cfg.group,
-                topic=rec.topic,
-                partition=rec.partition,
-                offset=rec.offset,
-                key=rec.key_text,
-                timestamp_ms=rec.timestamp_ms,
-                attempt=attempt,
-                final_attempt=final,
-                headers=rec.headers,
-            )
+                group=cfg.group, topic=rec.topic, partition=rec.partition, offset=rec.offset,
+                key=rec.key_text, timestamp_ms=rec.timestamp_ms, attempt=attempt,
+                final_attempt=final, headers=rec.headers,
+            )  # fmt: skip
             try:
                 outs = self._encode(rec, await self._stage.handle(event, ctx))
             except asyncio.CancelledError:

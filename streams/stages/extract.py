@@ -201,18 +201,12 @@ class ExtractStage(PipelineStage[EpisodeCompleted]):
             *_ids(event), len(facts), len(entities), len(dropped),
         )  # fmt: skip
         # Published even when empty: the writer must still mark the episode done.
-        return [
-            FactsExtracted(
-                dataset=event.dataset,
-                project_id=event.project_id,
-                episode_id=event.episode_id,
-                source_event_id=event.event_id,
-                claim_token=token,
-                entities=entities,
-                facts=facts,
-                dropped=dropped,
-            )
-        ]
+        graph = FactsExtracted(
+            dataset=event.dataset, project_id=event.project_id, episode_id=event.episode_id,
+            source_event_id=event.event_id, claim_token=token,
+            entities=entities, facts=facts, dropped=dropped,
+        )  # fmt: skip
+        return [graph]
 
 
 async def _best_effort(work: Awaitable[None], what: str) -> None:

@@ -36,6 +36,8 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import AbstractContextManager as ContextManager
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -72,52 +74,60 @@ def _dev_settings() -> Settings:
         os.environ.update(saved)
 
 
-@pytest.fixture(scope="session")
-def kafka_bootstrap() -> Iterator[str]:
-    from_env = _env("FACTSTREAM_KAFKA_BOOTSTRAP_SERVERS")
+def _service(
+    name: str, env_names: tuple[str, ...], container: Callable[[], ContextManager[str]]
+) -> Iterator[str]:
+    """The address from the environment, else a container, else the local dev service
+    (started here, and stopped at the end, only when it was not running already)."""
+    from_env = _env(*env_names)
     if from_env:
         yield from_env
         return
     dev = _dev_settings()
     if devinfra.use_docker(dev):
-        try:
-            from testcontainers.community.kafka import KafkaContainer
-        except ImportError:  # testcontainers < 4.10
-            from testcontainers.kafka import KafkaContainer
-        with KafkaContainer().with_kraft() as container:
-            yield str(container.get_bootstrap_server())
+        with container() as address:
+            yield address
         return
-    service, started = devinfra.ensure_kafka(dev, allow_docker=False)
+    ensure = devinfra.ensure_kafka if name == "kafka" else devinfra.ensure_postgres
+    service, started = ensure(dev, allow_docker=False)
     try:
         yield service.address
     finally:
         if started:
-            devinfra.stop_service(dev, "kafka")
+            devinfra.stop_service(dev, name)
+
+
+@contextmanager
+def _kafka_container() -> Iterator[str]:
+    try:
+        from testcontainers.community.kafka import KafkaContainer
+    except ImportError:  # testcontainers < 4.10
+        from testcontainers.kafka import KafkaContainer
+    with KafkaContainer().with_kraft() as container:
+        yield str(container.get_bootstrap_server())
+
+
+@contextmanager
+def _postgres_container() -> Iterator[str]:
+    try:
+        from testcontainers.community.postgres import PostgresContainer
+    except ImportError:
+        from testcontainers.postgres import PostgresContainer
+    with PostgresContainer("pgvector/pgvector:pg17", driver=None) as container:
+        url = str(container.get_connection_url())
+        pg_local.ensure_vector(url)
+        yield url
+
+
+@pytest.fixture(scope="session")
+def kafka_bootstrap() -> Iterator[str]:
+    yield from _service("kafka", ("FACTSTREAM_KAFKA_BOOTSTRAP_SERVERS",), _kafka_container)
 
 
 @pytest.fixture(scope="session")
 def database_url() -> Iterator[str]:
-    from_env = _env("FACTSTREAM_DATABASE_URL", "DATABASE_URL")
-    if from_env:
-        yield from_env
-        return
-    dev = _dev_settings()
-    if devinfra.use_docker(dev):
-        try:
-            from testcontainers.community.postgres import PostgresContainer
-        except ImportError:
-            from testcontainers.postgres import PostgresContainer
-        with PostgresContainer("pgvector/pgvector:pg17", driver=None) as container:
-            url = str(container.get_connection_url())
-            pg_local.ensure_vector(url)
-            yield url
-        return
-    service, started = devinfra.ensure_postgres(dev, allow_docker=False)
-    try:
-        yield service.address
-    finally:
-        if started:
-            devinfra.stop_service(dev, "postgres")
+    env = ("FACTSTREAM_DATABASE_URL", "DATABASE_URL")
+    yield from _service("postgres", env, _postgres_container)
 
 
 @pytest.fixture(scope="session")
@@ -235,16 +245,25 @@ def topics(kafka_bootstrap: str) -> Iterator[Callable[..., str]]:
         delete_raw_topics(kafka_bootstrap, made)
 
 
-# --- stage tests: one fresh database per test module, and a pool on it --------------------
+# --- store and stage tests: one fresh database per test module, and a pool on it ----------
 
 
 @pytest.fixture(scope="module")
-async def stage_db_url(database_url: str) -> str:
+async def module_db_url(database_url: str) -> str:
     return await create_fresh_database(database_url)
 
 
 @pytest.fixture(scope="module")
-async def stage_pool(stage_db_url: str) -> AsyncIterator[Any]:
-    p = await create_pool(stage_db_url, max_size=8)
+async def pool(module_db_url: str) -> AsyncIterator[Any]:
+    p = await create_pool(module_db_url, min_size=2, max_size=16)
     yield p
     await p.close()
+
+
+@pytest.fixture
+def tenant_topics(
+    tenant_settings: Settings, create_topics: Callable[..., list[TopicSpec]]
+) -> Settings:
+    """``tenant_settings`` with every topic created (3 partitions), deleted after the test."""
+    create_topics(tenant_settings, partitions=3)
+    return tenant_settings

@@ -149,3 +149,14 @@ def fill_partitions(
     records = [{"key": key, "value": b"{}", "partition": p}
                for p, n in sorted(counts.items()) for _ in range(n)]  # fmt: skip
     return produce(settings, topic, records)
+
+
+def committed_reader(bootstrap: str, group: str, topic: str) -> Consumer:
+    """A consumer of ``topic`` from the start that sees committed records only, as the
+    next stage does."""
+    consumer = Consumer({
+        "bootstrap.servers": bootstrap, "group.id": group, "isolation.level": "read_committed",
+        "auto.offset.reset": "earliest", "enable.auto.commit": False,
+    })  # fmt: skip
+    consumer.subscribe([topic])
+    return consumer

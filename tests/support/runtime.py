@@ -20,8 +20,10 @@ from typing import Any
 from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
+from streams.runtime.config import WorkerConfig
 from streams.runtime.records import TP, PartitionPlan
 from streams.runtime.worker import Worker
+from streams.settings import Settings
 from streams.store.databases import drop_database
 from tests.support.db import create_fresh_database
 
@@ -344,3 +346,20 @@ class RecordingHooks:
 
     def lost(self, tps: Sequence[TP]) -> None:
         self.revoked(tps)
+
+
+def runtime_settings(bootstrap: str, prefix: str, **overrides: Any) -> Settings:
+    """Settings of a runtime test on its own topics; commits every 50 ms unless told."""
+    values: dict[str, Any] = {
+        "kafka_bootstrap_servers": bootstrap, "topic_prefix": prefix, "commit_interval_ms": 50,
+    }  # fmt: skip
+    return Settings(**{**values, **overrides})
+
+
+def raw_worker_config(bootstrap: str, prefix: str, stage: str, **overrides: Any) -> WorkerConfig:
+    """A WorkerConfig for tests that drive KafkaIO directly: group ``g-<prefix>``, dead
+    letters to ``<prefix>dlq``, no statistics callbacks."""
+    return WorkerConfig(
+        stage=stage, group=f"g-{prefix}", dlq_topic=f"{prefix}dlq",
+        kafka={"bootstrap.servers": bootstrap}, **{"statistics_interval_ms": 0, **overrides},
+    )  # fmt: skip

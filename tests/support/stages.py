@@ -101,20 +101,12 @@ class PassthroughStage(Stage[PassIn]):
         delay = event.delay_ms + self.delay_ms + random.random() * self.jitter_ms
         if delay > 0:
             await asyncio.sleep(delay / 1000)
-        return [
-            PassOut(
-                dataset=event.dataset,
-                project_id=event.project_id,
-                seq=event.seq,
-                episode_id=event.episode_id,
-                src_partition=ctx.partition,
-                src_offset=ctx.offset,
-                attempt=ctx.attempt,
-                started=started,
-                finished=time.time(),
-                pid=os.getpid(),
-            )
-        ]
+        out = PassOut(
+            dataset=event.dataset, project_id=event.project_id, seq=event.seq,
+            episode_id=event.episode_id, src_partition=ctx.partition, src_offset=ctx.offset,
+            attempt=ctx.attempt, started=started, finished=time.time(), pid=os.getpid(),
+        )  # fmt: skip
+        return [out]
 
 
 def create_passthrough(deps: StageDeps) -> PassthroughStage:

@@ -134,3 +134,16 @@ async def ledger(pool: Any, ev: EpisodeCompleted) -> Any:
             " FROM episodes WHERE dataset = $1 AND project_id = $2 AND episode_id = $3",
             ev.dataset, ev.project_id, ev.episode_id,
         )  # fmt: skip
+
+
+async def llm_calls(
+    pool: Any, ev: EpisodeCompleted, columns: str = "stage, kind, error"
+) -> list[Any]:
+    """The episode's model-call records, oldest first."""
+    async with pool.acquire() as conn:
+        rows: list[Any] = await conn.fetch(
+            f"SELECT {columns} FROM llm_calls WHERE dataset = $1 AND project_id = $2"
+            " AND episode_id = $3 ORDER BY id",
+            ev.dataset, ev.project_id, ev.episode_id,
+        )  # fmt: skip
+    return rows

@@ -91,14 +91,12 @@ def test_server_properties_template_renders_a_kraft_config(tmp_path: Path) -> No
     assert conf["listeners"] == "PLAINTEXT://127.0.0.1:29092,CONTROLLER://127.0.0.1:29093"
     assert conf["controller.quorum.bootstrap.servers"] == "127.0.0.1:29093"
     assert conf["log.dirs"] == str(tmp_path)
-    for key in (
-        "offsets.topic.replication.factor",
-        "offsets.topic.num.partitions",
-        "transaction.state.log.replication.factor",
-        "transaction.state.log.min.isr",
-        "share.coordinator.state.topic.replication.factor",
-        "share.coordinator.state.topic.min.isr",
-    ):
+    single_node = (
+        "offsets.topic.replication.factor", "offsets.topic.num.partitions",
+        "transaction.state.log.replication.factor", "transaction.state.log.min.isr",
+        "share.coordinator.state.topic.replication.factor", "share.coordinator.state.topic.min.isr",
+    )  # fmt: skip
+    for key in single_node:
         assert conf[key] == "1", key
     assert conf["group.initial.rebalance.delay.ms"] == "0"
 

@@ -110,15 +110,9 @@ class _RoutedEmbedder:
 
 
 def claim(
-    subject: str,
-    predicate: str,
-    obj: str,
-    *,
-    conf: float = 0.9,
-    since: str | None = None,
-    until: str | None = None,
-    quote: str = "",
-) -> RawClaim:
+    subject: str, predicate: str, obj: str, *, conf: float = 0.9, since: str | None = None,
+    until: str | None = None, quote: str = "",
+) -> RawClaim:  # fmt: skip
     return RawClaim(
         subject=subject, predicate=predicate, object=obj, confidence=conf,
         sourceQuote=quote or f"{subject} {predicate} {obj}", validFrom=since, validUntil=until,

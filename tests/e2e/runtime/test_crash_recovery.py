@@ -65,9 +65,7 @@ def test_kill_dash_9_mid_stream_and_restart(
 def test_sigterm_drains_in_flight_work_and_a_restart_continues(
     kafka_bootstrap: str, topics: Callable[..., str], tmp_path: Path
 ) -> None:
-    prefix = topics(*TOPICS, partitions=4)
-    env = worker_env(kafka_bootstrap, prefix, FACTSTREAM_TEST_DELAY_MS=250)
-    group = f"g-{prefix}"
+    prefix, env, group = _fleet(kafka_bootstrap, topics, delay_ms=250)
     total = 240  # ~32/s at concurrency 8: SIGTERM lands mid-stream
     feeder = Feeder(kafka_bootstrap, f"{prefix}runtime.in", total, rate=10_000)
     feeder.start()
@@ -98,9 +96,7 @@ def test_sigterm_drains_in_flight_work_and_a_restart_continues(
 def test_zombie_past_max_poll_interval_cannot_commit_stale_work(
     kafka_bootstrap: str, topics: Callable[..., str], tmp_path: Path
 ) -> None:
-    prefix = topics(*TOPICS, partitions=4)
-    env = worker_env(kafka_bootstrap, prefix, FACTSTREAM_TEST_DELAY_MS=200)
-    group = f"g-{prefix}"
+    prefix, env, group = _fleet(kafka_bootstrap, topics, delay_ms=200)
     zombie = WorkerProc(env, tmp_path / "zombie.log", group=group, concurrency=8)
     other = WorkerProc(env, tmp_path / "other.log", group=group, concurrency=8)
     total = 500
@@ -129,3 +125,11 @@ def test_zombie_past_max_poll_interval_cannot_commit_stale_work(
     finally:
         zombie.stop()
         other.stop()
+
+
+def _fleet(
+    bootstrap: str, topics: Callable[..., str], delay_ms: int
+) -> tuple[str, dict[str, str], str]:
+    """Fresh topics, the workers' environment (every record delayed) and their group."""
+    prefix = topics(*TOPICS, partitions=4)
+    return prefix, worker_env(bootstrap, prefix, FACTSTREAM_TEST_DELAY_MS=delay_ms), f"g-{prefix}"

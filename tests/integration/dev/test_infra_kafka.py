@@ -165,12 +165,7 @@ def test_committed_offsets_survive_a_new_consumer(
     }
     first = Consumer(conf)
     first.subscribe([input_topic])
-    seen: list[Message] = []
-    deadline = time.monotonic() + 30
-    while len(seen) < 2 and time.monotonic() < deadline:
-        msg = first.poll(0.5)
-        if msg is not None and msg.error() is None:
-            seen.append(msg)
+    seen = _poll(first, 2)
     last = seen[1]
     first.commit(
         offsets=[TopicPartition(input_topic, last.partition(), last.offset() + 1)],
@@ -180,12 +175,7 @@ def test_committed_offsets_survive_a_new_consumer(
 
     second = Consumer(conf)
     second.subscribe([input_topic])
-    rest: list[bytes] = []
-    deadline = time.monotonic() + 30
-    while len(rest) < 2 and time.monotonic() < deadline:
-        msg = second.poll(0.5)
-        if msg is not None and msg.error() is None:
-            rest.append(msg.value())
+    rest = [m.value() for m in _poll(second, 2)]
     second.close()
     assert [m.value() for m in seen] == [b"0", b"1"]
     assert rest == [b"2", b"3"]
@@ -213,3 +203,14 @@ def test_dev_up_with_configured_addresses_starts_nothing(
     down = runner.invoke(app, ["dev", "down"], env=env)
     assert down.exit_code == 0, down.output
     assert "nothing recorded" in down.output
+
+
+def _poll(consumer: Consumer, count: int, timeout_s: float = 30.0) -> list[Message]:
+    """Up to ``count`` records (fewer when ``timeout_s`` passes first)."""
+    seen: list[Message] = []
+    deadline = time.monotonic() + timeout_s
+    while len(seen) < count and time.monotonic() < deadline:
+        msg = consumer.poll(0.5)
+        if msg is not None and msg.error() is None:
+            seen.append(msg)
+    return seen

@@ -3,8 +3,6 @@ redrive them to their original topic with their original key, each exactly once.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from typer.testing import CliRunner
 
 from streams.cli.main import app
@@ -24,23 +22,13 @@ def put_dead_letter(
 ) -> tuple[int, int]:
     """What a worker of the extract stage writes when it gives up on a record."""
     original = Record(
-        topic=settings.topic("episodes.completed"),
-        partition=1,
-        offset=42,
-        key=key.encode(),
-        value=value,
-        headers=(("trace-id", b"t-1"),),
-        timestamp_ms=1_767_225_600_000,
-    )
+        topic=settings.topic("episodes.completed"), partition=1, offset=42, key=key.encode(),
+        value=value, headers=(("trace-id", b"t-1"),), timestamp_ms=1_767_225_600_000,
+    )  # fmt: skip
     out = dead_letter(
-        original,
-        exc,
-        dlq_topic=settings.dlq_topic("extract"),
-        group="factstream-extract",
-        stage="extract",
-        attempt=1,
-        reason=reason,
-    )
+        original, exc, dlq_topic=settings.dlq_topic("extract"), group="factstream-extract",
+        stage="extract", attempt=1, reason=reason,
+    )  # fmt: skip
     (landed,) = produce(
         settings, out.topic, [{"key": out.key, "value": out.value, "headers": list(out.headers)}]
     )
@@ -48,23 +36,21 @@ def put_dead_letter(
 
 
 def test_list_show_and_redrive_once(
-    tenant_settings: Settings,
+    tenant_topics: Settings,
     tenant: Tenant,
-    create_topics: Callable[..., object],
 ) -> None:
-    create_topics(tenant_settings, partitions=PARTITIONS)
     env = {
-        "FACTSTREAM_KAFKA_BOOTSTRAP_SERVERS": tenant_settings.kafka_bootstrap_servers,
-        "FACTSTREAM_TOPIC_PREFIX": tenant_settings.topic_prefix,
+        "FACTSTREAM_KAFKA_BOOTSTRAP_SERVERS": tenant_topics.kafka_bootstrap_servers,
+        "FACTSTREAM_TOPIC_PREFIX": tenant_topics.topic_prefix,
     }
     runner = CliRunner()
     other = f"{tenant.dataset}:other"
     fixed = episode_json(tenant.dataset, tenant.project_id, "ep-fixed").encode()
     p1, o1 = put_dead_letter(
-        tenant_settings, tenant.key, fixed, PoisonError("prompt too long for the model"), "poison"
+        tenant_topics, tenant.key, fixed, PoisonError("prompt too long for the model"), "poison"
     )
     p2, o2 = put_dead_letter(
-        tenant_settings,
+        tenant_topics,
         other,
         b"\xff\xfe not utf-8",
         UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte"),
@@ -93,12 +79,12 @@ def test_list_show_and_redrive_once(
     redriven = runner.invoke(app, ["dlq", "redrive", "extract", "--tenant", tenant.key], env=env)
     assert redriven.exit_code == 0, redriven.output
     assert "redrove 1 dead letter(s)" in redriven.output
-    input_topic = tenant_settings.topic("episodes.completed")
-    (back,) = consume_all(tenant_settings, input_topic, 1)
+    input_topic = tenant_topics.topic("episodes.completed")
+    (back,) = consume_all(tenant_topics, input_topic, 1)
     assert back.key == tenant.key and back.value == fixed
     assert back.headers["trace-id"] == b"t-1" and H_EXC_CLASS not in back.headers
     assert back.headers[REDRIVEN_FROM_HEADER] == (
-        f"{tenant_settings.dlq_topic('extract')}/{p1}/{o1}".encode()
+        f"{tenant_topics.dlq_topic('extract')}/{p1}/{o1}".encode()
     )
 
     # Again, unfiltered: only the other tenant's letter is still to send.
@@ -107,5 +93,5 @@ def test_list_show_and_redrive_once(
     assert "redrove 1 dead letter(s)" in again.output and "1 already redriven" in again.output
     third = runner.invoke(app, ["dlq", "redrive", "extract"], env=env)
     assert "redrove 0 dead letter(s)" in third.output and "2 already redriven" in third.output
-    records = consume_all(tenant_settings, input_topic, 2)
+    records = consume_all(tenant_topics, input_topic, 2)
     assert sorted(r.key or "" for r in records) == sorted([tenant.key, other])

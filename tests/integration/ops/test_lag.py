@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import uuid
 from collections import Counter
-from collections.abc import Callable
 
 from typer.testing import CliRunner
 
@@ -21,21 +20,19 @@ PARTITIONS = 3
 
 
 def test_lag_is_log_end_minus_committed(
-    tenant_settings: Settings,
+    tenant_topics: Settings,
     tenant: Tenant,
-    create_topics: Callable[..., object],
 ) -> None:
-    create_topics(tenant_settings, partitions=PARTITIONS)
-    topic = tenant_settings.topic("facts.extracted")  # what the resolve stage reads
+    topic = tenant_topics.topic("facts.extracted")  # what the resolve stage reads
     # 7 records to partition 0, 4 to 1, 2 to 2, placed explicitly.
-    landed = fill_partitions(tenant_settings, tenant.key, topic, {0: 7, 1: 4, 2: 2})
+    landed = fill_partitions(tenant_topics, tenant.key, topic, {0: 7, 1: 4, 2: 2})
     log_end = Counter(p for p, _ in landed)
     assert log_end == {0: 7, 1: 4, 2: 2}
     group = f"test-resolve-{uuid.uuid4().hex[:8]}"
-    commit(tenant_settings, group, topic, {0: 5, 1: 4})  # partition 2: never committed
+    commit(tenant_topics, group, topic, {0: 5, 1: 4})  # partition 2: never committed
 
     (stage,) = collect_lag(
-        tenant_settings, admin_client(tenant_settings), ["resolve"], group_of=lambda s: group
+        tenant_topics, admin_client(tenant_topics), ["resolve"], group_of=lambda s: group
     )
 
     by_hand = {0: 7 - 5, 1: 4 - 4, 2: 2 - 0}  # no commit: counted from the earliest offset
@@ -47,14 +44,12 @@ def test_lag_is_log_end_minus_committed(
 
 
 def test_lag_cli_json_and_table(
-    tenant_settings: Settings,
+    tenant_topics: Settings,
     tenant: Tenant,
-    create_topics: Callable[..., object],
 ) -> None:
-    create_topics(tenant_settings, partitions=PARTITIONS)
-    topic = tenant_settings.topic("episodes.completed")
-    produce(tenant_settings, topic, [{"key": tenant.key, "value": b"{}"} for _ in range(3)])
-    env = cli_env(tenant_settings)
+    topic = tenant_topics.topic("episodes.completed")
+    produce(tenant_topics, topic, [{"key": tenant.key, "value": b"{}"} for _ in range(3)])
+    env = cli_env(tenant_topics)
     runner = CliRunner()
 
     result = runner.invoke(app, ["lag", "--json"], env=env)
@@ -74,19 +69,17 @@ def test_lag_cli_json_and_table(
 
 
 def test_lag_group_reads_that_groups_committed_offsets(
-    tenant_settings: Settings,
+    tenant_topics: Settings,
     tenant: Tenant,
-    create_topics: Callable[..., object],
 ) -> None:
-    create_topics(tenant_settings, partitions=PARTITIONS)
-    topic = tenant_settings.topic("facts.deduped")  # what the judge stage reads
-    fill_partitions(tenant_settings, tenant.key, topic, {0: 6, 1: 3})
+    topic = tenant_topics.topic("facts.deduped")  # what the judge stage reads
+    fill_partitions(tenant_topics, tenant.key, topic, {0: 6, 1: 3})
     group = f"ops-{uuid.uuid4().hex[:8]}-judge"  # a worker run with --group
-    commit(tenant_settings, group, topic, {0: 4, 1: 3})
+    commit(tenant_topics, group, topic, {0: 4, 1: 3})
     runner = CliRunner()
 
     result = runner.invoke(
-        app, ["lag", "--stage", "judge", "--group", group, "--json"], env=cli_env(tenant_settings)
+        app, ["lag", "--stage", "judge", "--group", group, "--json"], env=cli_env(tenant_topics)
     )
 
     assert result.exit_code == 0, result.output
@@ -95,36 +88,32 @@ def test_lag_group_reads_that_groups_committed_offsets(
     assert {p["partition"]: p["committed"] for p in judge["partitions"]} == {0: 4, 1: 3, 2: None}
     assert judge["lag"] == (6 - 4) + (3 - 3)
     # Without --group the default group is read: it never committed on this topic.
-    default = runner.invoke(
-        app, ["lag", "--stage", "judge", "--json"], env=cli_env(tenant_settings)
-    )
+    default = runner.invoke(app, ["lag", "--stage", "judge", "--json"], env=cli_env(tenant_topics))
     (judge,) = json.loads(default.stdout)["stages"]
     assert judge["group"] == "factstream-judge" and judge["lag"] == 9
 
     table = runner.invoke(
-        app, ["lag", "--stage", "judge", "--group", group], env=cli_env(tenant_settings)
+        app, ["lag", "--stage", "judge", "--group", group], env=cli_env(tenant_topics)
     )
     assert table.exit_code == 0, table.output
     assert group in table.output and "factstream-judge" not in table.output
 
 
 def test_lag_group_prefix_reads_prefix_plus_stage_for_every_stage(
-    tenant_settings: Settings,
+    tenant_topics: Settings,
     tenant: Tenant,
-    create_topics: Callable[..., object],
 ) -> None:
-    create_topics(tenant_settings, partitions=PARTITIONS)
-    inputs = tenant_settings.topic("episodes.completed")
-    judged = tenant_settings.topic("facts.judged")
-    fill_partitions(tenant_settings, tenant.key, inputs, {0: 5})
-    fill_partitions(tenant_settings, tenant.key, judged, {1: 2})
-    prefix = tenant_settings.topic_prefix  # the bench names its groups <topic_prefix><stage>
-    commit(tenant_settings, f"{prefix}extract", inputs, {0: 5})
-    commit(tenant_settings, f"{prefix}summarize", inputs, {0: 1})
-    commit(tenant_settings, f"{prefix}write", judged, {1: 2})
+    inputs = tenant_topics.topic("episodes.completed")
+    judged = tenant_topics.topic("facts.judged")
+    fill_partitions(tenant_topics, tenant.key, inputs, {0: 5})
+    fill_partitions(tenant_topics, tenant.key, judged, {1: 2})
+    prefix = tenant_topics.topic_prefix  # the bench names its groups <topic_prefix><stage>
+    commit(tenant_topics, f"{prefix}extract", inputs, {0: 5})
+    commit(tenant_topics, f"{prefix}summarize", inputs, {0: 1})
+    commit(tenant_topics, f"{prefix}write", judged, {1: 2})
 
     result = CliRunner().invoke(
-        app, ["lag", "--group-prefix", prefix, "--json"], env=cli_env(tenant_settings)
+        app, ["lag", "--group-prefix", prefix, "--json"], env=cli_env(tenant_topics)
     )
 
     assert result.exit_code == 0, result.output
@@ -143,16 +132,14 @@ def test_lag_group_prefix_reads_prefix_plus_stage_for_every_stage(
 
 
 def test_lag_unknown_group_is_not_an_error_and_names_the_group(
-    tenant_settings: Settings,
+    tenant_topics: Settings,
     tenant: Tenant,
-    create_topics: Callable[..., object],
 ) -> None:
-    create_topics(tenant_settings, partitions=PARTITIONS)
-    fill_partitions(tenant_settings, tenant.key, tenant_settings.topic("facts.resolved"), {2: 3})
+    fill_partitions(tenant_topics, tenant.key, tenant_topics.topic("facts.resolved"), {2: 3})
     group = f"ops-{uuid.uuid4().hex[:8]}-typo"  # no offsets, no members
 
     result = CliRunner().invoke(
-        app, ["lag", "--stage", "dedup", "--group", group], env=cli_env(tenant_settings)
+        app, ["lag", "--stage", "dedup", "--group", group], env=cli_env(tenant_topics)
     )
 
     assert result.exit_code == 0, result.output

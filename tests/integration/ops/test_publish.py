@@ -71,37 +71,33 @@ def test_publish_skips_bad_lines_and_publishes_the_rest(
 
 
 def test_publish_from_stdin_all_good_exits_zero(
-    tenant_settings: Settings,
+    tenant_topics: Settings,
     tenant: Tenant,
-    create_topics: Callable[..., object],
 ) -> None:
-    create_topics(tenant_settings, partitions=PARTITIONS)
     text = episode_json(tenant.dataset, tenant.project_id, "only") + "\n"
-    result = CliRunner().invoke(app, ["publish", "-"], input=text, env=cli_env(tenant_settings))
+    result = CliRunner().invoke(app, ["publish", "-"], input=text, env=cli_env(tenant_topics))
     assert result.exit_code == 0, result.output
     assert tenant.key in result.output and "published 1, skipped 0" in result.output
 
 
 def test_python_publisher_sync_and_async(
-    tenant_settings: Settings,
+    tenant_topics: Settings,
     tenant: Tenant,
-    create_topics: Callable[..., object],
 ) -> None:
-    create_topics(tenant_settings, partitions=PARTITIONS)
     first = EpisodeCompleted.model_validate(episode_dict(tenant.dataset, tenant.project_id, "p1"))
     second = EpisodeCompleted.model_validate(episode_dict(tenant.dataset, tenant.project_id, "p2"))
-    with Publisher(tenant_settings) as publisher:
+    with Publisher(tenant_topics) as publisher:
         publisher.publish(first)
     assert publisher.delivered_count == 1
 
     async def publish_async() -> int:
-        async with AsyncPublisher(tenant_settings) as pub:
+        async with AsyncPublisher(tenant_topics) as pub:
             delivery = await pub.publish(second)
         return delivery.partition
 
     partition = asyncio.run(publish_async())
     assert partition == partition_for(tenant.key, PARTITIONS)
-    records = consume_all(tenant_settings, tenant_settings.topic("episodes.completed"), 2)
+    records = consume_all(tenant_topics, tenant_topics.topic("episodes.completed"), 2)
     assert [json.loads(r.value)["episode_id"] for r in records] == ["p1", "p2"]
 
 

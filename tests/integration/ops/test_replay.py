@@ -156,27 +156,25 @@ def test_execute_refuses_while_the_group_has_an_active_member(
 
 
 def test_reprocess_republishes_done_episodes_with_reprocess_true(
-    tenant_settings: Settings,
+    tenant_topics: Settings,
     tenant: Tenant,
-    create_topics: Callable[..., object],
 ) -> None:
-    create_topics(tenant_settings, partitions=PARTITIONS)
-    topic = tenant_settings.topic("episodes.completed")
+    topic = tenant_topics.topic("episodes.completed")
     episodes = [episode_json(tenant.dataset, tenant.project_id, f"e{i}") for i in range(4)]
     landed = produce(
-        tenant_settings, topic, [{"key": tenant.key, "value": e.encode()} for e in episodes]
+        tenant_topics, topic, [{"key": tenant.key, "value": e.encode()} for e in episodes]
     )
     (partition,) = {p for p, _ in landed}
     group = f"test-extract-{uuid.uuid4().hex[:8]}"
-    commit(tenant_settings, group, topic, {partition: 3})  # e0..e2 done, e3 not yet read
-    env = cli_env(tenant_settings)
+    commit(tenant_topics, group, topic, {partition: 3})  # e0..e2 done, e3 not yet read
+    env = cli_env(tenant_topics)
 
     dry = CliRunner().invoke(
         app, ["replay", "extract", "--group", group, "--to-earliest", "--reprocess"], env=env
     )
     assert dry.exit_code == 0, dry.output
     assert "would re-publish 3" in dry.output
-    assert len(consume_all(tenant_settings, topic, 4)) == 4  # nothing was published
+    assert len(consume_all(tenant_topics, topic, 4)) == 4  # nothing was published
 
     result = CliRunner().invoke(
         app,
@@ -186,7 +184,7 @@ def test_reprocess_republishes_done_episodes_with_reprocess_true(
     assert result.exit_code == 0, result.output
     assert "re-published 3 episodes" in result.output
 
-    records = consume_all(tenant_settings, topic, 7)
+    records = consume_all(tenant_topics, topic, 7)
     assert len(records) == 7
     copies = records[4:]
     originals = [EpisodeCompleted.model_validate_json(r.value) for r in records[:4]]
@@ -201,16 +199,14 @@ def test_reprocess_republishes_done_episodes_with_reprocess_true(
     ]
     assert copies[0].headers[REPROCESS_OF_HEADER] == f"{topic}/{partition}/0".encode()
     # Offsets stay where they were: the copies are read as new records.
-    assert committed(tenant_settings, group, topic, PARTITIONS)[partition] == 3
+    assert committed(tenant_topics, group, topic, PARTITIONS)[partition] == 3
 
 
 def test_reprocess_refused_for_stages_after_extraction(
-    tenant_settings: Settings,
-    create_topics: Callable[..., object],
+    tenant_topics: Settings,
 ) -> None:
-    create_topics(tenant_settings, partitions=PARTITIONS)
     result = CliRunner().invoke(
-        app, ["replay", "judge", "--to-earliest", "--reprocess"], env=cli_env(tenant_settings)
+        app, ["replay", "judge", "--to-earliest", "--reprocess"], env=cli_env(tenant_topics)
     )
     assert result.exit_code == 1
     assert "--reprocess applies to summarize and extract" in result.output

@@ -14,11 +14,10 @@ from collections.abc import Callable
 import pytest
 from confluent_kafka import Consumer, TopicPartition
 
-from streams.runtime.config import WorkerConfig
 from streams.runtime.kafka_io import CommitFailed, KafkaIO
 from streams.runtime.metrics import WorkerMetrics
 from streams.runtime.records import OutRecord, PartitionPlan
-from tests.support.runtime import RecordingHooks, produce, read_to_end
+from tests.support.runtime import RecordingHooks, produce, raw_worker_config, read_to_end
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -34,14 +33,8 @@ def test_stale_member_commit_is_fenced(kafka_bootstrap: str, topics: Callable[..
     prefix = topics("in", "out", partitions=2)
     src, out = f"{prefix}in", f"{prefix}out"
     produce(kafka_bootstrap, src, [(b"k", b"{}")])
-    base = WorkerConfig(
-        stage="fence",
-        group=f"g-{prefix}",
-        dlq_topic=f"{prefix}dlq",
-        kafka={"bootstrap.servers": kafka_bootstrap},
-        session_timeout_ms=6000,
-        max_poll_interval_ms=6000,
-        statistics_interval_ms=0,
+    base = raw_worker_config(
+        kafka_bootstrap, prefix, "fence", session_timeout_ms=6000, max_poll_interval_ms=6000
     )
     ha, hb = RecordingHooks(), RecordingHooks()
     a = KafkaIO(base, transactional=True, hooks=ha, metrics=WorkerMetrics("fence"))

@@ -12,8 +12,7 @@ import pytest
 
 from streams.runtime.config import WorkerConfig
 from streams.runtime.worker import Worker
-from streams.settings import Settings
-from tests.support.runtime import event, produce, running, wait_for_count
+from tests.support.runtime import event, produce, running, runtime_settings, wait_for_count
 from tests.support.stages import PassthroughStage
 
 pytestmark = pytest.mark.timeout(120)
@@ -23,9 +22,7 @@ async def test_same_key_in_input_order_different_keys_overlap(
     kafka_bootstrap: str, topics: Callable[..., str]
 ) -> None:
     prefix = topics("runtime.in", "runtime.out", "dlq.passthrough", partitions=4)
-    settings = Settings(
-        kafka_bootstrap_servers=kafka_bootstrap, topic_prefix=prefix, commit_interval_ms=50
-    )
+    settings = runtime_settings(kafka_bootstrap, prefix)
     rng = random.Random(42)
     n_keys, per_key, concurrency = 30, 10, 16
     items = [

@@ -17,6 +17,7 @@ from tests.support.runtime import (
     produce,
     read_to_end,
     running,
+    runtime_settings,
     wait_for_count,
 )
 from tests.support.stages import PassthroughStage
@@ -25,14 +26,10 @@ pytestmark = pytest.mark.timeout(120)
 TENANT = "ds:poison"
 
 
-def setup(bootstrap: str, prefix: str, **cfg: object) -> tuple[Settings, Worker]:
-    settings = Settings(
-        kafka_bootstrap_servers=bootstrap,
-        topic_prefix=prefix,
-        commit_interval_ms=50,
-        max_record_bytes=4000,
-        transient_max_attempts=3,
-        transient_min_retry_s=0,
+def setup(bootstrap: str, topics: Callable[..., str], **cfg: object) -> tuple[Settings, Worker]:
+    prefix = topics("runtime.in", "runtime.out", "dlq.passthrough", partitions=2)
+    settings = runtime_settings(
+        bootstrap, prefix, max_record_bytes=4000, transient_max_attempts=3, transient_min_retry_s=0
     )
     stage = PassthroughStage(settings.topic("runtime.in"), settings.topic("runtime.out"))
     conf = WorkerConfig.from_settings(settings, stage.name, group=f"g-{prefix}", concurrency=4)
@@ -42,8 +39,7 @@ def setup(bootstrap: str, prefix: str, **cfg: object) -> tuple[Settings, Worker]
 async def test_poison_records_are_dead_lettered_and_the_partition_keeps_moving(
     kafka_bootstrap: str, topics: Callable[..., str]
 ) -> None:
-    prefix = topics("runtime.in", "runtime.out", "dlq.passthrough", partitions=2)
-    settings, worker = setup(kafka_bootstrap, prefix)
+    settings, worker = setup(kafka_bootstrap, topics)
     key = TENANT.encode()
     bad = {
         "bad_json": b'{"dataset": "ds", "project_id"',
@@ -85,7 +81,8 @@ async def test_poison_records_are_dead_lettered_and_the_partition_keeps_moving(
             src.partition,
             src.offset,
         )
-        assert h["x-consumer-group"] == f"g-{prefix}" and h["x-stage"] == "passthrough"
+        assert h["x-consumer-group"] == f"g-{settings.topic_prefix}"
+        assert h["x-stage"] == "passthrough"
         assert h["x-attempt"] == ("1" if reason in ("poison", "handler_error") else "0")
         assert h["x-exception-class"] and h["x-stack-trace"].startswith("Traceback")
         assert int(h["x-original-timestamp"]) > 0
@@ -94,8 +91,7 @@ async def test_poison_records_are_dead_lettered_and_the_partition_keeps_moving(
 async def test_transient_failures_are_retried_in_place_then_succeed(
     kafka_bootstrap: str, topics: Callable[..., str]
 ) -> None:
-    prefix = topics("runtime.in", "runtime.out", "dlq.passthrough", partitions=2)
-    settings, worker = setup(kafka_bootstrap, prefix)
+    settings, worker = setup(kafka_bootstrap, topics)
     key = TENANT.encode()
     items = [(key, event(TENANT, i, fail_transient=2 if i == 2 else 0)) for i in range(5)]
     items.append((key, event(TENANT, 5, fail_transient=99)))  # never recovers: 3 attempts

@@ -11,11 +11,10 @@ from collections.abc import Callable
 import pytest
 from confluent_kafka import KafkaError
 
-from streams.runtime.config import WorkerConfig
 from streams.runtime.kafka_io import KafkaIO
 from streams.runtime.metrics import WorkerMetrics
 from streams.runtime.records import OutRecord, PartitionPlan
-from tests.support.runtime import RecordingHooks, produce, read_to_end
+from tests.support.runtime import RecordingHooks, produce, raw_worker_config, read_to_end
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -26,13 +25,7 @@ def test_a_transaction_after_an_outage_commits_on_a_new_producer(
     prefix = topics("in", "out", partitions=1)
     src, out = f"{prefix}in", f"{prefix}out"
     produce(kafka_bootstrap, src, [(b"k", b"{}"), (b"k", b"{}")])
-    cfg = WorkerConfig(
-        stage="outage",
-        group=f"g-{prefix}",
-        dlq_topic=f"{prefix}dlq",
-        kafka={"bootstrap.servers": kafka_bootstrap},
-        statistics_interval_ms=0,
-    )
+    cfg = raw_worker_config(kafka_bootstrap, prefix, "outage")
     hooks = RecordingHooks()
     io = KafkaIO(cfg, transactional=True, hooks=hooks, metrics=WorkerMetrics("outage"))
     try:

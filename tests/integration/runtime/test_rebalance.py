@@ -13,12 +13,12 @@ import pytest
 
 from streams.runtime.config import WorkerConfig
 from streams.runtime.worker import Worker
-from streams.settings import Settings
 from tests.support.runtime import (
     Feeder,
     eventually,
     read_to_end,
     running,
+    runtime_settings,
     wait_for_count,
 )
 from tests.support.stages import PassthroughStage
@@ -36,13 +36,10 @@ async def test_member_joining_and_leaving_mid_stream(
     kafka_bootstrap: str, topics: Callable[..., str]
 ) -> None:
     prefix = topics("runtime.in", "runtime.out", "dlq.passthrough", partitions=6)
-    settings = Settings(
-        kafka_bootstrap_servers=kafka_bootstrap,
-        topic_prefix=prefix,
-        commit_interval_ms=100,
-        session_timeout_ms=6000,
+    settings = runtime_settings(
+        kafka_bootstrap, prefix, commit_interval_ms=100, session_timeout_ms=6000,
         max_poll_interval_ms=10000,
-    )
+    )  # fmt: skip
     total = 900  # fed at 100/s while members join and leave
     feeder = Feeder(
         kafka_bootstrap, settings.topic("runtime.in"), total, rate=100, keys=40, delay_ms=15

@@ -16,8 +16,7 @@ from confluent_kafka import Producer
 
 from streams.runtime.config import WorkerConfig
 from streams.runtime.worker import Worker
-from streams.settings import Settings
-from tests.support.runtime import event, eventually, read_to_end
+from tests.support.runtime import event, eventually, read_to_end, runtime_settings
 from tests.support.stages import PassthroughStage
 
 pytestmark = pytest.mark.timeout(120)
@@ -28,12 +27,7 @@ async def test_a_drain_cancels_records_sleeping_between_retries(
     kafka_bootstrap: str, topics: Callable[..., str]
 ) -> None:
     prefix = topics("runtime.in", "runtime.out", "dlq.passthrough", partitions=2)
-    settings = Settings(
-        kafka_bootstrap_servers=kafka_bootstrap,
-        topic_prefix=prefix,
-        commit_interval_ms=50,
-        shutdown_deadline_s=30,
-    )
+    settings = runtime_settings(kafka_bootstrap, prefix, shutdown_deadline_s=30)
     stage = PassthroughStage(settings.topic("runtime.in"), settings.topic("runtime.out"))
     conf = WorkerConfig.from_settings(settings, stage.name, group=f"g-{prefix}", concurrency=4)
     worker = Worker(stage, conf.with_(retry_base_s=0.2, retry_max_s=1.0))

@@ -17,8 +17,14 @@ from pydantic import BaseModel
 from streams.runtime.config import WorkerConfig
 from streams.runtime.stage import RecordContext, Routed
 from streams.runtime.worker import Worker
-from streams.settings import Settings
-from tests.support.runtime import event, produce, read_to_end, running, wait_for_count
+from tests.support.runtime import (
+    event,
+    produce,
+    read_to_end,
+    running,
+    runtime_settings,
+    wait_for_count,
+)
 from tests.support.stages import PassIn
 
 pytestmark = pytest.mark.timeout(120)
@@ -70,9 +76,7 @@ async def test_a_sinks_routed_outputs_are_produced_after_the_handler(
     kafka_bootstrap: str, topics: Callable[..., str]
 ) -> None:
     prefix = topics("runtime.in", "runtime.out", "dlq.routing-sink", partitions=2)
-    settings = Settings(
-        kafka_bootstrap_servers=kafka_bootstrap, topic_prefix=prefix, commit_interval_ms=50
-    )
+    settings = runtime_settings(kafka_bootstrap, prefix)
     stage = RoutingSink(settings.topic("runtime.in"), settings.topic("runtime.out"))
     group = f"g-{uuid.uuid4().hex[:8]}"
     cfg = WorkerConfig.from_settings(settings, stage.name, group=group, concurrency=4)
@@ -141,9 +145,7 @@ async def test_an_undelivered_output_keeps_its_offset_uncommitted(
         30
     )
     try:
-        settings = Settings(
-            kafka_bootstrap_servers=kafka_bootstrap, topic_prefix=prefix, commit_interval_ms=50
-        )
+        settings = runtime_settings(kafka_bootstrap, prefix)
         stage = RoutingSink(settings.topic("runtime.in"), tiny)
         group = f"g-{uuid.uuid4().hex[:8]}"
         cfg = WorkerConfig.from_settings(settings, stage.name, group=group, concurrency=1)

@@ -64,11 +64,11 @@ def extracted(outs: tuple[OutRecord, ...]) -> list[FactsExtracted]:
 
 
 async def test_a_dead_letter_in_dedup_releases_the_claim_and_the_next_episode_starts(
-    stage_pool: Any,
+    pool: Any,
 ) -> None:
     tenant = new_tenant()
     e1, e2 = episode(tenant), episode(tenant)
-    deps = make_deps(stage_pool, extract=lives_in("berlin"))
+    deps = make_deps(pool, extract=lives_in("berlin"))
     extractor = worker(extract.create_stage(deps), "extract")
     [out1] = extracted(await extractor(record(deps, "episodes.completed", 1, e1)))
     assert extracted(await extractor(record(deps, "episodes.completed", 2, e2))) == []  # parked
@@ -76,7 +76,7 @@ async def test_a_dead_letter_in_dedup_releases_the_claim_and_the_next_episode_st
         record(deps, "facts.extracted", 1, out1)
     )
     assert out1.claim_token and json.loads(resolved.value)["claim_token"] == out1.claim_token
-    broken = make_deps(stage_pool, embed_fail=broken_embedder)
+    broken = make_deps(pool, embed_fail=broken_embedder)
 
     outs = await worker(dedup.create_stage(broken), "dedup")(record(deps, "", 1, resolved))
 
@@ -87,25 +87,25 @@ async def test_a_dead_letter_in_dedup_releases_the_claim_and_the_next_episode_st
     assert json.loads(release.value)["episode_id"] == e1.episode_id
     assert dict(release.headers)[CLAIM_HEADER] == out1.claim_token.encode()
     # Nothing changes before the dead letter commits: the release is only a record so far.
-    assert (await ledger(stage_pool, e1))["semantic_status"] == "processing"
+    assert (await ledger(pool, e1))["semantic_status"] == "processing"
 
     [out2] = extracted(await extractor(record(deps, "", 3, release)))
 
     assert out2.episode_id == e2.episode_id and out2.claim_token != out1.claim_token
-    row = await ledger(stage_pool, e1)
+    row = await ledger(pool, e1)
     assert (row["semantic_status"], row["semantic_retry_count"]) == ("failed", 1)
     assert "dead-lettered by dedup (handler_error)" in row["semantic_last_error"]
     assert "embedding service returned garbage" in row["semantic_last_error"]
     # The release delivered again (a redelivery) ends nothing more and starts nothing.
     assert extracted(await extractor(record(deps, "", 4, release))) == []
-    assert (await ledger(stage_pool, e1))["semantic_retry_count"] == 1
-    assert (await ledger(stage_pool, e2))["semantic_status"] == "processing"
+    assert (await ledger(pool, e1))["semantic_retry_count"] == 1
+    assert (await ledger(pool, e2))["semantic_status"] == "processing"
 
 
-async def test_a_dead_letter_of_a_claim_taken_over_releases_nothing(stage_pool: Any) -> None:
+async def test_a_dead_letter_of_a_claim_taken_over_releases_nothing(pool: Any) -> None:
     tenant = new_tenant()
     e1 = episode(tenant)
-    deps = make_deps(stage_pool, extract=lives_in("berlin"))
+    deps = make_deps(pool, extract=lives_in("berlin"))
     [out1] = extracted(
         await worker(extract.create_stage(deps), "extract")(
             record(deps, "episodes.completed", 1, e1)
@@ -114,26 +114,26 @@ async def test_a_dead_letter_of_a_claim_taken_over_releases_nothing(stage_pool: 
     stale = FactsResolved.model_validate(
         {**out1.model_dump(exclude={"event_id"}), "claim_token": "an-earlier-claim"}
     )
-    broken = make_deps(stage_pool, embed_fail=broken_embedder)
+    broken = make_deps(pool, embed_fail=broken_embedder)
 
     outs = await worker(dedup.create_stage(broken), "dedup")(
         record(deps, "facts.resolved", 1, stale)
     )
 
     assert [o.topic for o in outs] == ["dlq.dedup"]
-    row = await ledger(stage_pool, e1)
+    row = await ledger(pool, e1)
     assert (row["semantic_status"], row["semantic_retry_count"]) == ("processing", 0)
 
 
 async def test_extractions_own_output_refused_as_too_large_releases_its_claim(
-    stage_pool: Any,
+    pool: Any,
 ) -> None:
     tenant = new_tenant()
     e1, e2 = episode(tenant), episode(tenant)
-    deps = make_deps(stage_pool, extract=lives_in("a" * 400, facts=12))
+    deps = make_deps(pool, extract=lives_in("a" * 400, facts=12))
     # The episode fits; its graph of 12 long facts does not.
     extractor = worker(extract.create_stage(deps), "extract", max_record_bytes=4000)
-    await episodes_enqueue(stage_pool, e1, e2)  # e2 queued behind e1
+    await episodes_enqueue(pool, e1, e2)  # e2 queued behind e1
 
     outs = await extractor(record(deps, "episodes.completed", 1, e1))
 
@@ -141,24 +141,24 @@ async def test_extractions_own_output_refused_as_too_large_releases_its_claim(
     assert error_headers(dead.headers)["x-reason"] == "output_too_large"
     [release] = [o for o in outs if o.topic == deps.settings.topic("episodes.completed")]
     assert json.loads(release.value)["episode_id"] == e1.episode_id
-    deps_small = replace(deps, models=make_deps(stage_pool, extract=lives_in("berlin")).models)
+    deps_small = replace(deps, models=make_deps(pool, extract=lives_in("berlin")).models)
     small = worker(extract.create_stage(deps_small), "extract")
     [out2] = extracted(await small(record(deps, "episodes.completed", 2, release)))
     assert out2.episode_id == e2.episode_id
-    row = await ledger(stage_pool, e1)
+    row = await ledger(pool, e1)
     assert (row["semantic_status"], row["semantic_retry_count"]) == ("failed", 1)
     assert "output_too_large" in row["semantic_last_error"]
 
 
-async def test_the_writer_ends_only_the_claim_its_record_belongs_to(stage_pool: Any) -> None:
+async def test_the_writer_ends_only_the_claim_its_record_belongs_to(pool: Any) -> None:
     tenant = new_tenant()
     e1 = episode(tenant)
     key = (e1.dataset, e1.project_id, e1.episode_id)
-    async with stage_pool.acquire() as conn:
+    async with pool.acquire() as conn:
         await episodes.enqueue_episode(conn, e1)
         await episodes.claim_next(conn, *tenant, "w", 600.0, token="current")
         # The late output of a claim that went stale and was taken over: the gate stays shut.
         await episodes.mark_semantic_done(conn, *key, "taken-over")
-        assert (await ledger(stage_pool, e1))["semantic_status"] == "processing"
+        assert (await ledger(pool, e1))["semantic_status"] == "processing"
         await episodes.mark_semantic_done(conn, *key, "current")
-        assert (await ledger(stage_pool, e1))["semantic_status"] == "done"
+        assert (await ledger(pool, e1))["semantic_status"] == "done"

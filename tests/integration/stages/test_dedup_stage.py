@@ -33,7 +33,7 @@ def reasons(dropped: list[Dropped]) -> list[tuple[str, str]]:
 
 
 async def test_in_batch_paraphrases_leave_one_survivor_with_its_embedding(
-    stage_pool: Any, tenant: Any
+    pool: Any, tenant: Any
 ) -> None:
     large = hashed_vector(LARGE, DIM)
     emb = embedder({LARGE: large, BIG: vector_at_similarity(large, 0.97)})
@@ -42,23 +42,23 @@ async def test_in_batch_paraphrases_leave_one_survivor_with_its_embedding(
         "e1",
         [lit("user", "wants", "large screen"), lit("user", "prefers", "big display")],
     )
-    out = await run(stage_pool, emb, event)
+    out = await run(pool, emb, event)
     assert sentences(out.candidates) == [LARGE]
     assert out.candidates[0].embedding == emb.vector(LARGE)
     assert reasons(out.dropped) == [("near_duplicate", BIG)]
     assert out.dropped[0].stage is DropStage.DEDUP and "0.97" in out.dropped[0].detail
     # One embedding batch for the survivors of the exact pass, recorded for the trace.
     assert [(r.purpose, r.texts) for r in emb.requests] == [("facts", [LARGE, BIG])]
-    stages = await stage_pool.fetch(
+    stages = await pool.fetch(
         "SELECT stage, kind FROM llm_calls WHERE dataset=$1 AND episode_id='e1'", tenant.dataset
     )
     assert [tuple(r) for r in stages] == [("dedup", "embed")]
 
 
-async def test_a_paraphrase_of_a_live_fact_is_dropped(stage_pool: Any, tenant: Any) -> None:
+async def test_a_paraphrase_of_a_live_fact_is_dropped(pool: Any, tenant: Any) -> None:
     large = hashed_vector(LARGE, DIM)
     live_id = await insert_live_fact(
-        stage_pool, tenant.dataset, tenant.project_id, lit("user", "wants", "large screen"), large
+        pool, tenant.dataset, tenant.project_id, lit("user", "wants", "large screen"), large
     )
     near_miss = "user likes wide monitors"
     emb = embedder(
@@ -67,39 +67,39 @@ async def test_a_paraphrase_of_a_live_fact_is_dropped(stage_pool: Any, tenant: A
     event = resolved(
         tenant, "e1", [lit("user", "prefers", "big display"), lit("user", "likes", "wide monitors")]
     )
-    out = await run(stage_pool, emb, event)
+    out = await run(pool, emb, event)
     assert sentences(out.candidates) == [near_miss]  # 0.93 < 0.95: kept for the judge
     assert reasons(out.dropped) == [("near_duplicate", BIG)]
     assert f"#{live_id}" in out.dropped[0].detail and LARGE in out.dropped[0].detail
     # ...with the live fact it sits in the contradiction band of, for the judge to read,
     # and the watermark of the tenant's writes it was read at.
     assert out.candidates[0].band_neighbours == [live_id]
-    created = await stage_pool.fetchval("SELECT created_at FROM facts WHERE id = $1", live_id)
+    created = await pool.fetchval("SELECT created_at FROM facts WHERE id = $1", live_id)
     assert out.live_facts_as_of == created
 
 
 async def test_a_live_fact_of_another_subject_is_neither_a_duplicate_nor_in_the_band(
-    stage_pool: Any, tenant: Any
+    pool: Any, tenant: Any
 ) -> None:
     hiking = hashed_vector("user likes hiking", DIM)
     await insert_live_fact(
-        stage_pool, tenant.dataset, tenant.project_id, lit("user", "likes", "hiking"), hiking
+        pool, tenant.dataset, tenant.project_id, lit("user", "likes", "hiking"), hiking
     )
     emb = embedder({"sister likes hiking": vector_at_similarity(hiking, 0.99)})
-    out = await run(stage_pool, emb, resolved(tenant, "e1", [lit("sister", "likes", "hiking")]))
+    out = await run(pool, emb, resolved(tenant, "e1", [lit("sister", "likes", "hiking")]))
     assert sentences(out.candidates) == ["sister likes hiking"] and out.dropped == []
     assert out.candidates[0].band_neighbours == []
 
 
-async def test_an_ended_fact_is_a_closure_not_a_drop(stage_pool: Any, tenant: Any) -> None:
+async def test_an_ended_fact_is_a_closure_not_a_drop(pool: Any, tenant: Any) -> None:
     civic = rel("user", "drives", "honda civic")
     live_id = await insert_live_fact(
-        stage_pool, tenant.dataset, tenant.project_id, civic, hashed_vector(civic.sentence(), DIM)
+        pool, tenant.dataset, tenant.project_id, civic, hashed_vector(civic.sentence(), DIM)
     )
     ended = days_from_now(-30)
     emb = embedder()
     out = await run(
-        stage_pool, emb, resolved(tenant, "e1", [rel("user", "drives", "honda civic", until=ended)])
+        pool, emb, resolved(tenant, "e1", [rel("user", "drives", "honda civic", until=ended)])
     )
     assert out.dropped == [] and out.candidates == []
     assert [(c.fact_id, c.subject, c.predicate, c.object) for c in out.closures] == [
@@ -109,16 +109,14 @@ async def test_an_ended_fact_is_a_closure_not_a_drop(stage_pool: Any, tenant: An
     assert emb.requests == []  # nothing left to embed
 
 
-async def test_exact_live_duplicate_and_in_batch_repeat_are_dropped(
-    stage_pool: Any, tenant: Any
-) -> None:
+async def test_exact_live_duplicate_and_in_batch_repeat_are_dropped(pool: Any, tenant: Any) -> None:
     city = lit("user", "lives in", "chennai")
     live_id = await insert_live_fact(
-        stage_pool, tenant.dataset, tenant.project_id, city, hashed_vector(city.sentence(), DIM)
+        pool, tenant.dataset, tenant.project_id, city, hashed_vector(city.sentence(), DIM)
     )
     # An expired row is history, not live: restating it is not a duplicate.
     await insert_live_fact(
-        stage_pool,
+        pool,
         tenant.dataset,
         tenant.project_id,
         lit("user", "owns", "a bike"),
@@ -136,7 +134,7 @@ async def test_exact_live_duplicate_and_in_batch_repeat_are_dropped(
         ],
     )
     emb = embedder()
-    out = await run(stage_pool, emb, event)
+    out = await run(pool, emb, event)
     assert sentences(out.candidates) == ["user drinks tea", "user owns a bike"]
     assert reasons(out.dropped) == [
         ("exact_duplicate", "user lives in chennai"),
@@ -146,24 +144,22 @@ async def test_exact_live_duplicate_and_in_batch_repeat_are_dropped(
     assert [r.texts for r in emb.requests] == [["user drinks tea", "user owns a bike"]]
 
 
-async def test_another_tenants_identical_live_fact_does_not_drop(
-    stage_pool: Any, tenant: Any
-) -> None:
+async def test_another_tenants_identical_live_fact_does_not_drop(pool: Any, tenant: Any) -> None:
     tea = lit("user", "drinks", "tea")
     vec = hashed_vector(tea.sentence(), DIM)
-    await insert_live_fact(stage_pool, "someone-else", tenant.project_id, tea, vec)
-    await insert_live_fact(stage_pool, tenant.dataset, "other-project", tea, vec)
-    out = await run(stage_pool, embedder(), resolved(tenant, "e1", [tea]))
+    await insert_live_fact(pool, "someone-else", tenant.project_id, tea, vec)
+    await insert_live_fact(pool, tenant.dataset, "other-project", tea, vec)
+    out = await run(pool, embedder(), resolved(tenant, "e1", [tea]))
     assert sentences(out.candidates) == ["user drinks tea"] and out.dropped == []
 
 
 async def test_no_candidates_still_emits_the_event_without_an_embed_call(
-    stage_pool: Any, tenant: Any
+    pool: Any, tenant: Any
 ) -> None:
     guard_drop = Dropped(stage=DropStage.GUARD, reason="subject_not_allowed", subject="bob")
     event = resolved(tenant, "e1", []).model_copy(update={"dropped": [guard_drop]})
     emb = embedder()
-    out = await run(stage_pool, emb, event)
+    out = await run(pool, emb, event)
     assert (out.candidates, out.closures, out.dropped) == ([], [], [guard_drop])
     assert (out.episode_id, out.source_event_id) == ("e1", "src-e1")
     assert emb.requests == []

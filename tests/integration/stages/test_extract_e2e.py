@@ -27,6 +27,7 @@ from streams.stages.extract import create_stage
 from streams.store.episodes import mark_semantic_done, next_to_release
 from tests.support.db import TEST_EMBEDDING_DIM
 from tests.support.episodes import episode, make_deps, new_tenant
+from tests.support.kafka import committed_reader
 
 CITIES = ["oslo", "berlin", "lisbon"]
 
@@ -76,7 +77,7 @@ async def stand_in_writer(
 
 
 async def test_extract_runs_through_the_runtime_in_tenant_order(
-    stage_pool: Any,
+    pool: Any,
     kafka_bootstrap: str,
     tenant: Any,
     create_topics: Callable[..., Any],
@@ -94,22 +95,19 @@ async def test_extract_runs_through_the_runtime_in_tenant_order(
         for ev in [*busy_eps, quiet_ep]:
             publisher.publish(ev)
 
-    deps = make_deps(stage_pool, extract=moved_to, topic_prefix=tenant.topic_prefix)
+    deps = make_deps(pool, extract=moved_to, topic_prefix=tenant.topic_prefix)
     cfg = WorkerConfig.from_settings(
         settings, "extract", group=f"g-{uuid.uuid4().hex[:8]}", concurrency=4
     )
     worker = Worker(create_stage(deps), cfg)
     running = asyncio.create_task(worker.run())
-    consumer = Consumer({
-        "bootstrap.servers": kafka_bootstrap, "group.id": f"r-{uuid.uuid4().hex[:8]}",
-        "isolation.level": "read_committed", "auto.offset.reset": "earliest",
-        "enable.auto.commit": False,
-    })  # fmt: skip
-    consumer.subscribe([settings.topic("facts.extracted")])
+    consumer = committed_reader(
+        kafka_bootstrap, f"r-{uuid.uuid4().hex[:8]}", settings.topic("facts.extracted")
+    )
     seen: list[tuple[str, FactsExtracted]] = []
     waker = Publisher(settings)
     try:
-        await asyncio.wait_for(stand_in_writer(stage_pool, consumer, waker, 4, seen), 90)
+        await asyncio.wait_for(stand_in_writer(pool, consumer, waker, 4, seen), 90)
     finally:
         worker.stop()
         assert await asyncio.wait_for(running, 60) == 0
@@ -133,7 +131,7 @@ async def test_extract_runs_through_the_runtime_in_tenant_order(
     assert requests["ep-1" + busy[0]].recent_facts == ["user lives in oslo"]
     assert requests["ep-2" + busy[0]].recent_facts == ["user lives in berlin"]
     assert requests["ep-q" + quiet[0]].recent_facts == []
-    async with stage_pool.acquire() as conn:
+    async with pool.acquire() as conn:
         statuses = await conn.fetch(
             "SELECT semantic_status FROM episodes WHERE dataset = ANY($1::text[])",
             [busy[0], quiet[0]],

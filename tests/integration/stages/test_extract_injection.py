@@ -57,11 +57,11 @@ def compromised(req: ExtractInput) -> RawGraph:
     )  # fmt: skip
 
 
-async def test_compromised_model_yields_only_the_users_world(stage_pool: Any) -> None:
+async def test_compromised_model_yields_only_the_users_world(pool: Any) -> None:
     tenant_a, tenant_b = new_tenant(), new_tenant()
-    await seed_store(stage_pool, tenant_a)
-    await seed_store(stage_pool, tenant_b, canary=CANARY)  # same names, plus canaries
-    deps = make_deps(stage_pool, extract=compromised)
+    await seed_store(pool, tenant_a)
+    await seed_store(pool, tenant_b, canary=CANARY)  # same names, plus canaries
+    deps = make_deps(pool, extract=compromised)
 
     event = episode(tenant_a, HOSTILE)
     out = await create_stage(deps).handle(event, CTX)
@@ -80,7 +80,7 @@ async def test_compromised_model_yields_only_the_users_world(stage_pool: Any) ->
     refused = {d.subject for d in result.dropped if d.reason == "subject_not_allowed"}
     assert refused == {"alice", "tenant-b user", "system"}
 
-    async with stage_pool.acquire() as conn:
+    async with pool.acquire() as conn:
         traced = await conn.fetch(
             "SELECT dataset, project_id, request::text AS req, response::text AS resp"
             " FROM llm_calls WHERE episode_id = $1",
@@ -90,11 +90,11 @@ async def test_compromised_model_yields_only_the_users_world(stage_pool: Any) ->
     assert all(CANARY not in r["req"] + r["resp"] for r in traced)
 
 
-async def test_the_canary_check_is_live_for_the_tenant_that_owns_it(stage_pool: Any) -> None:
+async def test_the_canary_check_is_live_for_the_tenant_that_owns_it(pool: Any) -> None:
     # The check above can fail: the same compromised model, shown tenant B's context
     # (as a loader without the tenant filter would), does echo the canary.
     tenant_b = new_tenant()
-    await seed_store(stage_pool, tenant_b, canary=CANARY)
-    deps = make_deps(stage_pool, extract=compromised)
+    await seed_store(pool, tenant_b, canary=CANARY)
+    deps = make_deps(pool, extract=compromised)
     out = await create_stage(deps).handle(episode(tenant_b, HOSTILE), CTX)
     assert CANARY in out[0].model_dump_json()

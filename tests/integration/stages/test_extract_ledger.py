@@ -21,7 +21,7 @@ from streams.store.episodes import (
 )
 from tests.support.episodes import episode, make_deps, new_tenant
 from tests.support.stages import CTX
-from tests.support.store_rows import ledger
+from tests.support.store_rows import ledger, llm_calls
 
 
 def rec(offset: int) -> Any:
@@ -37,32 +37,32 @@ def lives_in(city: str) -> Any:
     return script
 
 
-async def test_a_done_episode_is_skipped_unless_reprocess(stage_pool: Any) -> None:
-    deps = make_deps(stage_pool, extract=lives_in("berlin"))
+async def test_a_done_episode_is_skipped_unless_reprocess(pool: Any) -> None:
+    deps = make_deps(pool, extract=lives_in("berlin"))
     stage = create_stage(deps)
     ev = episode(new_tenant())
     assert len(await stage.handle(ev, rec(1))) == 1
-    async with stage_pool.acquire() as conn:
+    async with pool.acquire() as conn:
         await mark_semantic_done(conn, ev.dataset, ev.project_id, ev.episode_id)
 
     assert await stage.handle(ev, rec(2)) == []  # published again: nothing again, no model call
     assert len(deps.models.extractor.requests) == 1
-    assert (await ledger(stage_pool, ev))["semantic_status"] == "done"
+    assert (await ledger(pool, ev))["semantic_status"] == "done"
 
     again = await stage.handle(ev.model_copy(update={"reprocess": True}), rec(3))
     assert len(again) == 1 and len(deps.models.extractor.requests) == 2
 
 
-async def test_an_empty_window_is_skipped_without_a_model_call(stage_pool: Any) -> None:
-    deps = make_deps(stage_pool)
+async def test_an_empty_window_is_skipped_without_a_model_call(pool: Any) -> None:
+    deps = make_deps(pool)
     ev = episode(new_tenant(), [])
     assert await create_stage(deps).handle(ev, CTX) == []
     assert deps.models.extractor.requests == []
-    row = await ledger(stage_pool, ev)
+    row = await ledger(pool, ev)
     assert row["semantic_status"] == "skipped" and "no messages" in row["semantic_last_error"]
 
 
-async def test_a_model_failure_is_counted_and_traced_then_retried(stage_pool: Any) -> None:
+async def test_a_model_failure_is_counted_and_traced_then_retried(pool: Any) -> None:
     answers: list[Any] = [RuntimeError("503 after 4 attempts"), RuntimeError("429 quota")]
 
     def flaky(_: ExtractInput) -> RawGraph:
@@ -70,42 +70,37 @@ async def test_a_model_failure_is_counted_and_traced_then_retried(stage_pool: An
             raise answers.pop(0)
         return lives_in("berlin")(_)
 
-    stage = create_stage(make_deps(stage_pool, extract=flaky))
+    stage = create_stage(make_deps(pool, extract=flaky))
     ev = episode(new_tenant())
     for attempt, error in ((1, "503"), (2, "429")):
         assert await stage.handle(ev, CTX) == []  # the record is done; the sweep retries
-        row = await ledger(stage_pool, ev)
+        row = await ledger(pool, ev)
         assert row["semantic_status"] == "failed" and row["semantic_retry_count"] == attempt
         assert error in row["semantic_last_error"]
     out = await stage.handle(ev, CTX)
     assert [f.triple for f in out[0].facts] == [("user", "lives in", "berlin")]  # type: ignore[attr-defined]
-    assert (await ledger(stage_pool, ev))["semantic_status"] == "processing"
-    async with stage_pool.acquire() as conn:
-        errors = await conn.fetch(
-            "SELECT error FROM llm_calls WHERE dataset = $1 AND project_id = $2"
-            " AND episode_id = $3 AND stage = 'extract' ORDER BY id",
-            ev.dataset, ev.project_id, ev.episode_id,
-        )  # fmt: skip
+    assert (await ledger(pool, ev))["semantic_status"] == "processing"
+    errors = [r for r in await llm_calls(pool, ev) if r["stage"] == "extract"]
     assert [("503" in (e or ""), "429" in (e or "")) for e in [r["error"] for r in errors]] == [
         (True, False), (False, True), (False, False),
     ]  # fmt: skip
 
 
-async def test_a_fresh_claim_by_another_worker_is_left_alone(stage_pool: Any) -> None:
+async def test_a_fresh_claim_by_another_worker_is_left_alone(pool: Any) -> None:
     ev = episode(new_tenant())
-    first = make_deps(stage_pool, extract=lives_in("berlin"), worker_id="worker-a")
-    second = make_deps(stage_pool, extract=lives_in("paris"), worker_id="worker-b")
+    first = make_deps(pool, extract=lives_in("berlin"), worker_id="worker-a")
+    second = make_deps(pool, extract=lives_in("paris"), worker_id="worker-b")
     assert len(await create_stage(first).handle(ev, CTX)) == 1
     assert await create_stage(second).handle(ev, CTX) == []
     assert second.models.extractor.requests == []
-    assert (await ledger(stage_pool, ev))["claimed_by"] == "worker-a"
+    assert (await ledger(pool, ev))["claimed_by"] == "worker-a"
 
 
 async def test_the_gate_parks_a_tenants_next_episode_and_the_writer_wakes_it(
-    stage_pool: Any,
+    pool: Any,
 ) -> None:
     tenant = new_tenant()
-    deps = make_deps(stage_pool, extract=lives_in("berlin"))
+    deps = make_deps(pool, extract=lives_in("berlin"))
     stage = create_stage(deps)
     first, second = episode(tenant), episode(tenant)
     assert len(await stage.handle(first, rec(1))) == 1  # in flight until the writer is done
@@ -113,11 +108,11 @@ async def test_the_gate_parks_a_tenants_next_episode_and_the_writer_wakes_it(
     # The next episode is parked at once: no waiting, no model call, nothing published.
     assert await asyncio.wait_for(stage.handle(second, rec(2)), 5) == []
     assert len(deps.models.extractor.requests) == 1
-    assert (await ledger(stage_pool, second))["semantic_status"] == "queued"
+    assert (await ledger(pool, second))["semantic_status"] == "queued"
     other = await asyncio.wait_for(stage.handle(episode(new_tenant()), rec(3)), 5)
     assert len(other) == 1  # another tenant flows meanwhile
 
-    async with stage_pool.acquire() as conn, conn.transaction():  # what the writer does
+    async with pool.acquire() as conn, conn.transaction():  # what the writer does
         await conn.execute(
             "INSERT INTO facts (dataset, project_id, subject, predicate, object, kind,"
             " confidence, episode_id) VALUES ($1, $2, 'user', 'lives in', 'berlin', 'literal',"
@@ -125,7 +120,7 @@ async def test_the_gate_parks_a_tenants_next_episode_and_the_writer_wakes_it(
             *tenant, first.episode_id,
         )  # fmt: skip
         await mark_semantic_done(conn, first.dataset, first.project_id, first.episode_id)
-    async with stage_pool.acquire() as conn:  # ... and, after its commit, the wake-up it sends
+    async with pool.acquire() as conn:  # ... and, after its commit, the wake-up it sends
         wake_up = await next_to_release(conn, *tenant, deps.settings.claim_timeout_s)
     assert wake_up is not None and wake_up.event_id == second.event_id
     out = await stage.handle(wake_up, rec(4))
@@ -138,22 +133,22 @@ async def test_the_gate_parks_a_tenants_next_episode_and_the_writer_wakes_it(
     assert await stage.handle(wake_up, rec(5)) == [] and len(deps.models.extractor.requests) == 3
 
 
-async def test_a_record_starts_its_tenants_oldest_queued_episode(stage_pool: Any) -> None:
+async def test_a_record_starts_its_tenants_oldest_queued_episode(pool: Any) -> None:
     tenant = new_tenant()
-    deps = make_deps(stage_pool, extract=lives_in("oslo"))
+    deps = make_deps(pool, extract=lives_in("oslo"))
     parked, arriving = episode(tenant), episode(tenant)
-    async with stage_pool.acquire() as conn:  # parked earlier; its wake-up was lost
+    async with pool.acquire() as conn:  # parked earlier; its wake-up was lost
         await enqueue_episode(conn, parked)
     out = await create_stage(deps).handle(arriving, CTX)
     assert [(o.episode_id, o.source_event_id) for o in out] == [  # type: ignore[attr-defined]
         (parked.episode_id, parked.event_id)
     ]
-    assert (await ledger(stage_pool, parked))["semantic_status"] == "processing"
-    assert (await ledger(stage_pool, arriving))["semantic_status"] == "queued"
+    assert (await ledger(pool, parked))["semantic_status"] == "processing"
+    assert (await ledger(pool, arriving))["semantic_status"] == "queued"
 
 
 async def test_skipped_and_failed_episodes_let_the_next_one_start_in_the_same_call(
-    stage_pool: Any,
+    pool: Any,
 ) -> None:
     tenant = new_tenant()
     empty, failing, good = episode(tenant, []), episode(tenant, ["boom"]), episode(tenant)
@@ -163,8 +158,8 @@ async def test_skipped_and_failed_episodes_let_the_next_one_start_in_the_same_ca
             raise RuntimeError("503 after 4 attempts")
         return lives_in("rome")(req)
 
-    deps = make_deps(stage_pool, extract=model)
-    async with stage_pool.acquire() as conn:
+    deps = make_deps(pool, extract=model)
+    async with pool.acquire() as conn:
         for ev in (empty, failing):
             await enqueue_episode(conn, ev)
     out = await create_stage(deps).handle(good, CTX)
@@ -172,8 +167,8 @@ async def test_skipped_and_failed_episodes_let_the_next_one_start_in_the_same_ca
     assert [r.scope.episode_id for r in deps.models.extractor.requests] == [
         failing.episode_id, good.episode_id,
     ]  # fmt: skip
-    assert (await ledger(stage_pool, empty))["semantic_status"] == "skipped"
-    row = await ledger(stage_pool, failing)
+    assert (await ledger(pool, empty))["semantic_status"] == "skipped"
+    row = await ledger(pool, failing)
     assert row["semantic_status"] == "failed" and row["semantic_retry_count"] == 1
 
 
@@ -186,42 +181,42 @@ class BlipGraph(BaseModel):
 
 
 async def test_a_transient_error_hands_the_claim_back_until_the_last_attempt(
-    stage_pool: Any,
+    pool: Any,
 ) -> None:
-    deps = make_deps(stage_pool, extract=lambda _: BlipGraph())
+    deps = make_deps(pool, extract=lambda _: BlipGraph())
     stage = create_stage(deps)
     ev = episode(new_tenant())
     for attempt in (1, 2):
         with pytest.raises(TransientError):
             await stage.handle(ev, replace(CTX, attempt=attempt))
-        row = await ledger(stage_pool, ev)  # the runtime retries; that retry claims it first
+        row = await ledger(pool, ev)  # the runtime retries; that retry claims it first
         assert row["semantic_status"] == "queued" and row["semantic_retry_count"] == 0
     assert len(deps.models.extractor.requests) == 2
     with pytest.raises(TransientError):
         # The runtime says which attempt is the last (attempts and time budget spent).
         await stage.handle(ev, replace(CTX, attempt=3, final_attempt=True))
-    row = await ledger(stage_pool, ev)  # dead-lettered next: counted, and the gate is open
+    row = await ledger(pool, ev)  # dead-lettered next: counted, and the gate is open
     assert row["semantic_status"] == "failed" and row["semantic_retry_count"] == 1
     assert "connection reset" in row["semantic_last_error"]
 
 
-async def test_a_bug_after_the_claim_is_counted_as_a_failure(stage_pool: Any) -> None:
-    stage = create_stage(make_deps(stage_pool, extract=lambda _: "not a graph"))
+async def test_a_bug_after_the_claim_is_counted_as_a_failure(pool: Any) -> None:
+    stage = create_stage(make_deps(pool, extract=lambda _: "not a graph"))
     ev = episode(new_tenant())
     with pytest.raises(AttributeError):
         await stage.handle(ev, CTX)
-    row = await ledger(stage_pool, ev)
+    row = await ledger(pool, ev)
     assert row["semantic_status"] == "failed" and row["semantic_retry_count"] == 1
 
 
-async def test_a_record_redelivered_after_a_crash_takes_its_claim_back(stage_pool: Any) -> None:
+async def test_a_record_redelivered_after_a_crash_takes_its_claim_back(pool: Any) -> None:
     """kill -9 mid-extraction leaves the claim and no committed output; the restarted
     worker (its stable instance id) is handed the same record again and carries on."""
-    deps = make_deps(stage_pool, extract=lives_in("berlin"), worker_id="extract-0")
+    deps = make_deps(pool, extract=lives_in("berlin"), worker_id="extract-0")
     tenant = new_tenant()
     ev, nxt = episode(tenant), episode(tenant)
     timeout = deps.settings.claim_timeout_s
-    async with stage_pool.acquire() as conn:  # what the killed handler of CTX's record did
+    async with pool.acquire() as conn:  # what the killed handler of CTX's record did
         await enqueue_episode(conn, ev)
         record = f"{CTX.topic}/{CTX.partition}/{CTX.offset}"
         assert await claim_next(conn, *tenant, "extract-0", timeout, record=record) == ev
@@ -232,8 +227,8 @@ async def test_a_record_redelivered_after_a_crash_takes_its_claim_back(stage_poo
     assert len(deps.models.extractor.requests) == 1
 
 
-async def test_cancellation_mid_extraction_hands_the_claim_back(stage_pool: Any) -> None:
-    deps = make_deps(stage_pool, extract=lives_in("berlin"), worker_id="leaving")
+async def test_cancellation_mid_extraction_hands_the_claim_back(pool: Any) -> None:
+    deps = make_deps(pool, extract=lives_in("berlin"), worker_id="leaving")
     deps.models.extractor.delay_s = 30
     ev = episode(new_tenant())
     task = asyncio.create_task(create_stage(deps).handle(ev, CTX))
@@ -241,12 +236,12 @@ async def test_cancellation_mid_extraction_hands_the_claim_back(stage_pool: Any)
         if deps.models.extractor.requests:
             break
         await asyncio.sleep(0.05)
-    assert (await ledger(stage_pool, ev))["semantic_status"] == "processing"
+    assert (await ledger(pool, ev))["semantic_status"] == "processing"
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    row = await ledger(stage_pool, ev)
+    row = await ledger(pool, ev)
     assert row["semantic_status"] == "queued" and row["semantic_retry_count"] == 0
     # The next owner of the partition takes it at once, not after the claim timeout.
-    other = make_deps(stage_pool, extract=lives_in("berlin"), worker_id="next-owner")
+    other = make_deps(pool, extract=lives_in("berlin"), worker_id="next-owner")
     assert len(await asyncio.wait_for(create_stage(other).handle(ev, CTX), 5)) == 1

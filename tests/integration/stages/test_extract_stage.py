@@ -13,9 +13,9 @@ from tests.support.stages import CTX
 from tests.support.store_rows import seed_store
 
 
-async def test_extract_produces_the_guarded_graph_and_records_the_call(stage_pool: Any) -> None:
+async def test_extract_produces_the_guarded_graph_and_records_the_call(pool: Any) -> None:
     tenant = new_tenant()
-    await seed_store(stage_pool, tenant)
+    await seed_store(pool, tenant)
 
     def model(req: ExtractInput) -> RawGraph:
         return RawGraph(
@@ -31,7 +31,7 @@ async def test_extract_produces_the_guarded_graph_and_records_the_call(stage_poo
             ],
         )  # fmt: skip
 
-    deps = make_deps(stage_pool, extract=model)
+    deps = make_deps(pool, extract=model)
     event = episode(tenant, ["I moved to Berlin last month.", "Nice!", "My civic is at 80k km."])
     out = await create_stage(deps).handle(event, CTX)
 
@@ -64,7 +64,7 @@ async def test_extract_produces_the_guarded_graph_and_records_the_call(stage_poo
     }  # fmt: skip
     assert request.reference_time == COMPLETED_AT
 
-    async with stage_pool.acquire() as conn:
+    async with pool.acquire() as conn:
         calls = await conn.fetch(
             "SELECT stage, kind, request, response, error FROM llm_calls"
             " WHERE dataset = $1 AND project_id = $2 AND episode_id = $3",
@@ -83,16 +83,16 @@ async def test_extract_produces_the_guarded_graph_and_records_the_call(stage_poo
     assert (row["from_seq"], row["to_seq"]) == (1, 3)
 
 
-async def test_context_is_capped_by_settings(stage_pool: Any) -> None:
+async def test_context_is_capped_by_settings(pool: Any) -> None:
     tenant = new_tenant()
-    await seed_store(stage_pool, tenant)
-    deps = make_deps(stage_pool, context_entity_names=1, context_recent_facts=2)
+    await seed_store(pool, tenant)
+    deps = make_deps(pool, context_entity_names=1, context_recent_facts=2)
     await create_stage(deps).handle(episode(tenant), CTX)
     request = deps.models.extractor.requests[0]
     assert len(request.known_entities) == 1 and len(request.recent_facts) == 2
 
 
-async def test_an_extraction_with_no_facts_is_still_published(stage_pool: Any) -> None:
+async def test_an_extraction_with_no_facts_is_still_published(pool: Any) -> None:
     # The writer must see it to mark the episode done and open the tenant's gate.
-    out = await create_stage(make_deps(stage_pool)).handle(episode(new_tenant()), CTX)
+    out = await create_stage(make_deps(pool)).handle(episode(new_tenant()), CTX)
     assert len(out) == 1 and out[0].facts == [] and out[0].entities == []  # type: ignore[attr-defined]

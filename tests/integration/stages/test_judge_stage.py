@@ -2,32 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
-
-import pytest
 
 from streams.events import DropStage, FactsJudged
 from streams.model.fakes.scripted import ScriptedJudge, hashed_vector, vector_at_similarity
 from streams.settings import Settings
 from streams.stages.judge import create_stage
-from streams.store.db import create_pool
-from tests.support.db import create_fresh_database
 from tests.support.events import new_tenant
 from tests.support.facts import DIM, LIT, cand, deduped, deps, fact, judge_answering
 from tests.support.stages import ctx
 from tests.support.store_rows import seed_fact
 
 NOW = datetime.now(UTC)
-
-
-@pytest.fixture(scope="module")
-async def pool(database_url: str) -> AsyncIterator[Any]:
-    url = await create_fresh_database(database_url)
-    p = await create_pool(url)
-    yield p
-    await p.close()
 
 
 async def run(pool: Any, judge: ScriptedJudge, event: Any) -> FactsJudged:

@@ -33,6 +33,7 @@ from streams.runtime.worker import Worker
 from streams.settings import Settings
 from streams.stages import dedup, resolve
 from tests.support.facts import DIM, days_from_now, extracted, lit, rel
+from tests.support.kafka import committed_reader
 from tests.support.store_rows import insert_live_fact
 
 ORG, PERSON, VEHICLE = EntityType.ORG, EntityType.PERSON, EntityType.VEHICLE
@@ -49,7 +50,7 @@ async def read_deduped(consumer: Consumer, want: int) -> list[FactsDeduped]:
 
 
 async def test_resolve_then_dedup_on_the_broker(
-    stage_pool: Any, kafka_bootstrap: str, tenant: Any, create_topics: Callable[..., Any]
+    pool: Any, kafka_bootstrap: str, tenant: Any, create_topics: Callable[..., Any]
 ) -> None:
     settings = Settings(
         kafka_bootstrap_servers=kafka_bootstrap,
@@ -59,14 +60,14 @@ async def test_resolve_then_dedup_on_the_broker(
     create_topics(settings, partitions=2)
     ds, proj = tenant.dataset, tenant.project_id
     acme, large = hashed_vector("acme", DIM), hashed_vector(LARGE, DIM)
-    acme_id = await stage_pool.fetchval(
+    acme_id = await pool.fetchval(
         "INSERT INTO entities (dataset, project_id, name, type, embedding)"
         " VALUES ($1, $2, 'acme', 'ORG', $3) RETURNING id",
         ds, proj, Vector(acme),
     )  # fmt: skip
-    await insert_live_fact(stage_pool, ds, proj, lit("user", "wants", "large screen"), large)
+    await insert_live_fact(pool, ds, proj, lit("user", "wants", "large screen"), large)
     civic = rel("user", "drives", "honda civic")
-    civic_id = await insert_live_fact(stage_pool, ds, proj, civic, hashed_vector("civic", DIM))
+    civic_id = await insert_live_fact(pool, ds, proj, civic, hashed_vector("civic", DIM))
 
     sold = days_from_now(-7)
     first = extracted(
@@ -102,7 +103,7 @@ async def test_resolve_then_dedup_on_the_broker(
         summarizer=ScriptedSummarizer(lambda _: SummaryOutput(summary="")),
         embedder=embedder,
     )
-    deps = StageDeps(settings=settings, pool=stage_pool, models=models, worker_id="w1")
+    deps = StageDeps(settings=settings, pool=pool, models=models, worker_id="w1")
     suffix = uuid.uuid4().hex[:8]
     workers = [
         Worker(
@@ -112,12 +113,7 @@ async def test_resolve_then_dedup_on_the_broker(
         for name, module in (("resolve", resolve), ("dedup", dedup))
     ]
     running = [asyncio.create_task(w.run()) for w in workers]
-    consumer = Consumer({
-        "bootstrap.servers": kafka_bootstrap, "group.id": f"r-{suffix}",
-        "isolation.level": "read_committed", "auto.offset.reset": "earliest",
-        "enable.auto.commit": False,
-    })  # fmt: skip
-    consumer.subscribe([settings.topic("facts.deduped")])
+    consumer = committed_reader(kafka_bootstrap, f"r-{suffix}", settings.topic("facts.deduped"))
     try:
         out = await asyncio.wait_for(read_deduped(consumer, 2), 90)
     finally:
@@ -140,7 +136,7 @@ async def test_resolve_then_dedup_on_the_broker(
         "user drinks tea",
         "user likes green tea",
     ]
-    names = await stage_pool.fetch(
+    names = await pool.fetch(
         "SELECT name FROM entities WHERE dataset=$1 AND project_id=$2 ORDER BY name", ds, proj
     )
     assert [r["name"] for r in names] == ["acme", "honda civic", "user"]

@@ -34,12 +34,12 @@ async def stored(pool: Any, tenant: Any) -> list[tuple[str, str]]:
 
 
 async def test_aliases_converge_on_the_canonical_entity_and_facts_are_rewritten(
-    stage_pool: Any, tenant: Any
+    pool: Any, tenant: Any
 ) -> None:
     acme = hashed_vector("acme", DIM)
     emb = embedder({"acme": acme, "acme corp": vector_at_similarity(acme, 0.93)})
     first = await run(
-        stage_pool,
+        pool,
         emb,
         extracted(
             tenant, "e1", [("user", PERSON), ("acme", ORG)], [rel("user", "works at", "acme")]
@@ -58,7 +58,7 @@ async def test_aliases_converge_on_the_canonical_entity_and_facts_are_rewritten(
             lit("Acme Corp", "has headcount of", "500"),
         ],
     )
-    out = await run(stage_pool, emb, event)
+    out = await run(pool, emb, event)
 
     user_id = first.entities[0].entity_id
     assert [(e.name, e.entity_id, e.raw_name) for e in out.entities] == [
@@ -71,32 +71,30 @@ async def test_aliases_converge_on_the_canonical_entity_and_facts_are_rewritten(
         ("user", "acme", user_id, acme_id),
         ("acme", "500", acme_id, None),
     ]
-    assert await stored(stage_pool, tenant) == [("acme", "ORG"), ("user", "PERSON")]
+    assert await stored(pool, tenant) == [("acme", "ORG"), ("user", "PERSON")]
     # One embedding batch per episode; the exact matches of e2 ("user") are not embedded.
     assert [r.texts for r in emb.requests] == [["acme"], ["acme corp"]]
     assert {r.purpose for r in emb.requests} == {"entities"}
-    calls = await stage_pool.fetch(
+    calls = await pool.fetch(
         "SELECT episode_id, stage, kind FROM llm_calls WHERE dataset=$1 ORDER BY id",
         tenant.dataset,
     )
     assert [tuple(c) for c in calls] == [("e1", "resolve", "embed"), ("e2", "resolve", "embed")]
 
 
-async def test_apple_the_org_never_merges_into_apple_the_food(stage_pool: Any, tenant: Any) -> None:
+async def test_apple_the_org_never_merges_into_apple_the_food(pool: Any, tenant: Any) -> None:
     emb = embedder({"apple": hashed_vector("apple", DIM)})  # the very same vector for both
-    org = await run(stage_pool, emb, extracted(tenant, "e1", [("apple", ORG)], []))
-    food = await run(stage_pool, emb, extracted(tenant, "e2", [("apple", FOOD)], []))
+    org = await run(pool, emb, extracted(tenant, "e1", [("apple", ORG)], []))
+    food = await run(pool, emb, extracted(tenant, "e2", [("apple", FOOD)], []))
     assert org.entities[0].entity_id != food.entities[0].entity_id
-    assert await stored(stage_pool, tenant) == [("apple", "FOOD"), ("apple", "ORG")]
+    assert await stored(pool, tenant) == [("apple", "FOOD"), ("apple", "ORG")]
     # An entity of unknown type (THING) reuses the exact name instead of adding a third row.
-    thing = await run(stage_pool, emb, extracted(tenant, "e3", [("Apple", EntityType.THING)], []))
+    thing = await run(pool, emb, extracted(tenant, "e3", [("Apple", EntityType.THING)], []))
     assert thing.entities[0].entity_id == org.entities[0].entity_id
-    assert len(await stored(stage_pool, tenant)) == 2
+    assert len(await stored(pool, tenant)) == 2
 
 
-async def test_same_type_neighbour_merges_at_089_but_not_at_087(
-    stage_pool: Any, tenant: Any
-) -> None:
+async def test_same_type_neighbour_merges_at_089_but_not_at_087(pool: Any, tenant: Any) -> None:
     acme = hashed_vector("acme", DIM)
     emb = embedder(
         {
@@ -106,10 +104,10 @@ async def test_same_type_neighbour_merges_at_089_but_not_at_087(
             "acme cafe": vector_at_similarity(acme, 0.99, seed="cafe"),
         }
     )
-    base = await run(stage_pool, emb, extracted(tenant, "e1", [("acme", ORG)], []))
-    below = await run(stage_pool, emb, extracted(tenant, "e2", [("acme inc", ORG)], []))
-    above = await run(stage_pool, emb, extracted(tenant, "e3", [("acme co", ORG)], []))
-    other_type = await run(stage_pool, emb, extracted(tenant, "e4", [("acme cafe", FOOD)], []))
+    base = await run(pool, emb, extracted(tenant, "e1", [("acme", ORG)], []))
+    below = await run(pool, emb, extracted(tenant, "e2", [("acme inc", ORG)], []))
+    above = await run(pool, emb, extracted(tenant, "e3", [("acme co", ORG)], []))
+    other_type = await run(pool, emb, extracted(tenant, "e4", [("acme cafe", FOOD)], []))
     assert below.entities[0].name == "acme inc"
     assert below.entities[0].entity_id != base.entities[0].entity_id
     assert (above.entities[0].name, above.entities[0].entity_id) == (
@@ -117,7 +115,7 @@ async def test_same_type_neighbour_merges_at_089_but_not_at_087(
         base.entities[0].entity_id,
     )
     assert other_type.entities[0].name == "acme cafe"
-    assert await stored(stage_pool, tenant) == [
+    assert await stored(pool, tenant) == [
         ("acme", "ORG"),
         ("acme cafe", "FOOD"),
         ("acme inc", "ORG"),
@@ -125,14 +123,14 @@ async def test_same_type_neighbour_merges_at_089_but_not_at_087(
 
 
 async def test_two_workers_inserting_the_same_new_entity_end_with_one_row(
-    stage_pool: Any, tenant: Any
+    pool: Any, tenant: Any
 ) -> None:
     # The delay holds both handlers between their exact lookup and their insert.
     emb = embedder(delay_s=0.3)
     events = [
         extracted(tenant, f"e{i}", [("user", PERSON), ("zephyr labs", ORG)], []) for i in (1, 2)
     ]
-    one, two = await asyncio.gather(*(run(stage_pool, emb, e) for e in events))
+    one, two = await asyncio.gather(*(run(pool, emb, e) for e in events))
     assert {one.entities[1].entity_id, two.entities[1].entity_id} == {one.entities[1].entity_id}
     assert one.entities[0].entity_id == two.entities[0].entity_id
-    assert await stored(stage_pool, tenant) == [("user", "PERSON"), ("zephyr labs", "ORG")]
+    assert await stored(pool, tenant) == [("user", "PERSON"), ("zephyr labs", "ORG")]

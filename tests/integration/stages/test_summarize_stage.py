@@ -13,6 +13,7 @@ from streams.store.episodes import enqueue_episode, next_to_release
 from tests.support.db import TEST_EMBEDDING_DIM
 from tests.support.episodes import episode, make_deps, new_tenant
 from tests.support.stages import CTX
+from tests.support.store_rows import llm_calls
 
 SUMMARY = "The user moved to Berlin last month."
 
@@ -28,23 +29,18 @@ async def episode_row(pool: Any, ev: Any) -> Any:
 
 
 async def calls(pool: Any, ev: Any) -> list[tuple[str, str, bool]]:
-    async with pool.acquire() as conn:
-        rows = await conn.fetch(
-            "SELECT stage, kind, error IS NOT NULL AS failed FROM llm_calls"
-            " WHERE dataset = $1 AND project_id = $2 AND episode_id = $3 ORDER BY id",
-            ev.dataset, ev.project_id, ev.episode_id,
-        )  # fmt: skip
+    rows = await llm_calls(pool, ev, "stage, kind, error IS NOT NULL AS failed")
     return [(r["stage"], r["kind"], r["failed"]) for r in rows]
 
 
-async def test_summary_and_embedding_are_stored_once(stage_pool: Any) -> None:
-    deps = make_deps(stage_pool, summarize=lambda _: SummaryOutput(summary=f"  {SUMMARY} "))
+async def test_summary_and_embedding_are_stored_once(pool: Any) -> None:
+    deps = make_deps(pool, summarize=lambda _: SummaryOutput(summary=f"  {SUMMARY} "))
     stage = create_stage(deps)
     assert stage.output_topic is None
     ev = episode(new_tenant())
     assert await stage.handle(ev, CTX) == []
 
-    row = await episode_row(stage_pool, ev)
+    row = await episode_row(pool, ev)
     assert (row["status"], row["retry_count"], row["summary"]) == ("done", 0, SUMMARY)
     stored = row["summary_embedding"].to_list()
     assert stored == pytest.approx(hashed_vector(SUMMARY, TEST_EMBEDDING_DIM), abs=1e-6)
@@ -53,7 +49,7 @@ async def test_summary_and_embedding_are_stored_once(stage_pool: Any) -> None:
     assert (embed_request.purpose, embed_request.texts) == ("summary", [SUMMARY])
     request = deps.models.summarizer.requests[0]
     assert [m.content for m in request.messages] == [m.content for m in ev.messages]
-    assert await calls(stage_pool, ev) == [
+    assert await calls(pool, ev) == [
         ("summarize", "summarize", False), ("summarize", "embed", False),
     ]  # fmt: skip
 
@@ -61,24 +57,24 @@ async def test_summary_and_embedding_are_stored_once(stage_pool: Any) -> None:
     assert len(deps.models.summarizer.requests) == 1 and len(deps.models.embedder.requests) == 1
 
 
-async def test_a_gate_wake_up_does_not_redo_a_done_summary(stage_pool: Any) -> None:
+async def test_a_gate_wake_up_does_not_redo_a_done_summary(pool: Any) -> None:
     """The writer's wake-up of a queued episode (and the sweep's) is a copy rebuilt from
     the ledger row on episodes.completed, which this stage consumes too."""
-    deps = make_deps(stage_pool)
+    deps = make_deps(pool)
     stage = create_stage(deps)
     ev = episode(new_tenant())
     assert await stage.handle(ev, CTX) == []
-    async with stage_pool.acquire() as conn:
+    async with pool.acquire() as conn:
         await enqueue_episode(conn, ev)
         wake_up = await next_to_release(conn, ev.dataset, ev.project_id, 600.0)
     assert wake_up is not None and wake_up.event_id == ev.event_id and not wake_up.reprocess
     assert await stage.handle(wake_up, CTX) == []
     assert len(deps.models.summarizer.requests) == 1 and len(deps.models.embedder.requests) == 1
-    row = await episode_row(stage_pool, ev)
+    row = await episode_row(pool, ev)
     assert (row["status"], row["retry_count"], row["semantic_status"]) == ("done", 0, "queued")
 
 
-async def test_summarisation_failure_is_counted_then_retried(stage_pool: Any) -> None:
+async def test_summarisation_failure_is_counted_then_retried(pool: Any) -> None:
     failures = [RuntimeError("500 from the model")]
 
     def flaky(_: SummarizeInput) -> SummaryOutput:
@@ -86,21 +82,21 @@ async def test_summarisation_failure_is_counted_then_retried(stage_pool: Any) ->
             raise failures.pop()
         return SummaryOutput(summary=SUMMARY)
 
-    deps = make_deps(stage_pool, summarize=flaky)
+    deps = make_deps(pool, summarize=flaky)
     ev = episode(new_tenant())
     await create_stage(deps).handle(ev, CTX)
-    row = await episode_row(stage_pool, ev)
+    row = await episode_row(pool, ev)
     assert (row["status"], row["retry_count"], row["summary"]) == ("failed", 1, None)
     assert "summarisation failed" in row["last_error"] and "500" in row["last_error"]
     assert deps.models.embedder.requests == []  # nothing to embed
 
     await create_stage(deps).handle(ev, CTX)  # the sweep's retry
-    row = await episode_row(stage_pool, ev)
+    row = await episode_row(pool, ev)
     assert (row["status"], row["retry_count"], row["summary"]) == ("done", 1, SUMMARY)
     assert row["last_error"] is None
 
 
-async def test_a_summary_is_retried_up_to_max_retries_only(stage_pool: Any) -> None:
+async def test_a_summary_is_retried_up_to_max_retries_only(pool: Any) -> None:
     """Seed: a failed summarisation is retried up to maxRetries. Wake-ups and the sweep's
     republishing for extraction bring the event back; past the cap the model is not
     called again, unless the event asks to reprocess."""
@@ -108,11 +104,11 @@ async def test_a_summary_is_retried_up_to_max_retries_only(stage_pool: Any) -> N
     def down(_: SummarizeInput) -> SummaryOutput:
         raise RuntimeError("500 from the model")
 
-    deps = make_deps(stage_pool, summarize=down, max_retries=2)
+    deps = make_deps(pool, summarize=down, max_retries=2)
     ev = episode(new_tenant())
     for _ in range(4):
         await create_stage(deps).handle(ev, CTX)
-    row = await episode_row(stage_pool, ev)
+    row = await episode_row(pool, ev)
     assert (row["status"], row["retry_count"]) == ("failed", 2)
     assert len(deps.models.summarizer.requests) == 2
 
@@ -121,28 +117,28 @@ async def test_a_summary_is_retried_up_to_max_retries_only(stage_pool: Any) -> N
 
 
 async def test_embedding_failure_saves_the_summary_and_the_retry_only_reembeds(
-    stage_pool: Any,
+    pool: Any,
 ) -> None:
     failures = [RuntimeError("embedding 503")]
 
     def fail_once(_: EmbedInput) -> Exception | None:
         return failures.pop() if failures else None
 
-    deps = make_deps(stage_pool, summarize=lambda _: SummaryOutput(summary=SUMMARY),
+    deps = make_deps(pool, summarize=lambda _: SummaryOutput(summary=SUMMARY),
                      embed_fail=fail_once)  # fmt: skip
     ev = episode(new_tenant())
     await create_stage(deps).handle(ev, CTX)
-    row = await episode_row(stage_pool, ev)
+    row = await episode_row(pool, ev)
     assert (row["status"], row["retry_count"], row["summary"]) == ("failed", 1, SUMMARY)
     assert row["summary_embedding"] is None and "embedding failed" in row["last_error"]
 
     await create_stage(deps).handle(ev, CTX)
-    row = await episode_row(stage_pool, ev)
+    row = await episode_row(pool, ev)
     assert (row["status"], row["summary"]) == ("done", SUMMARY)
     assert row["summary_embedding"] is not None
     assert len(deps.models.summarizer.requests) == 1  # the summary was not asked again
     assert len(deps.models.embedder.requests) == 2
-    assert await calls(stage_pool, ev) == [
+    assert await calls(pool, ev) == [
         ("summarize", "summarize", False),
         ("summarize", "embed", True),
         ("summarize", "embed", False),
@@ -154,14 +150,14 @@ class _ProviderOutage(ConnectionError):
 
 
 async def test_a_transient_embedding_error_keeps_the_fresh_summary_for_the_retry(
-    stage_pool: Any,
+    pool: Any,
 ) -> None:
     failures: list[Exception] = [_ProviderOutage("embedding endpoint reset the connection")]
 
     def fail_once(_: EmbedInput) -> Exception | None:
         return failures.pop() if failures else None
 
-    deps = make_deps(stage_pool, summarize=lambda _: SummaryOutput(summary=SUMMARY))
+    deps = make_deps(pool, summarize=lambda _: SummaryOutput(summary=SUMMARY))
     raw_embed = deps.models.embedder.embed
 
     async def unwrapped(request: EmbedInput) -> Any:
@@ -175,39 +171,39 @@ async def test_a_transient_embedding_error_keeps_the_fresh_summary_for_the_retry
     ev = episode(new_tenant())
     with pytest.raises(_ProviderOutage):
         await create_stage(deps).handle(ev, CTX)
-    row = await episode_row(stage_pool, ev)
+    row = await episode_row(pool, ev)
     assert row["summary"] == SUMMARY and row["summary_embedding"] is None
-    assert await calls(stage_pool, ev) == [("summarize", "summarize", False)]
+    assert await calls(pool, ev) == [("summarize", "summarize", False)]
 
     await create_stage(deps).handle(ev, CTX)  # the runtime's retry of the same record
-    row = await episode_row(stage_pool, ev)
+    row = await episode_row(pool, ev)
     assert (row["status"], row["summary"]) == ("done", SUMMARY)
     assert len(deps.models.summarizer.requests) == 1  # the summary was not asked again
 
     # Reprocessing the done episode into the same error leaves its summary and embedding.
-    done = await episode_row(stage_pool, ev)
+    done = await episode_row(pool, ev)
     deps.models.summarizer.script = lambda _: SummaryOutput(summary="A new summary.")
     failures.append(_ProviderOutage("reset again"))
     with pytest.raises(_ProviderOutage):
         await create_stage(deps).handle(ev.model_copy(update={"reprocess": True}), CTX)
-    row = await episode_row(stage_pool, ev)
+    row = await episode_row(pool, ev)
     assert (row["status"], row["summary"]) == ("done", SUMMARY)
     assert row["summary_embedding"].to_list() == done["summary_embedding"].to_list()
 
 
-async def test_a_vector_of_the_wrong_size_is_an_embedding_failure(stage_pool: Any) -> None:
-    deps = make_deps(stage_pool)
+async def test_a_vector_of_the_wrong_size_is_an_embedding_failure(pool: Any) -> None:
+    deps = make_deps(pool)
     deps.models.embedder.dim = TEST_EMBEDDING_DIM + 1
     ev = episode(new_tenant())
     await create_stage(deps).handle(ev, CTX)
-    row = await episode_row(stage_pool, ev)
+    row = await episode_row(pool, ev)
     assert (row["status"], row["retry_count"]) == ("failed", 1)
     assert "expected 1 vector of 16" in row["last_error"]
 
 
-async def test_an_empty_window_is_skipped(stage_pool: Any) -> None:
-    deps = make_deps(stage_pool)
+async def test_an_empty_window_is_skipped(pool: Any) -> None:
+    deps = make_deps(pool)
     ev = episode(new_tenant(), [])
     await create_stage(deps).handle(ev, CTX)
-    assert (await episode_row(stage_pool, ev))["status"] == "skipped"
+    assert (await episode_row(pool, ev))["status"] == "skipped"
     assert deps.models.summarizer.requests == []

@@ -6,33 +6,20 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
-
-import pytest
 
 from streams.events import FactsJudged
 from streams.settings import Settings
 from streams.stages.judge import create_stage as create_judge
 from streams.stages.write import create_stage as create_writer
-from streams.store.db import create_pool
 from streams.store.facts_query import as_of, history, live_facts
 from streams.store.judge_reads import live_facts_near
-from tests.support.db import create_fresh_database
 from tests.support.facts import LIT, cand, deduped, deps, fact, judge_answering
 from tests.support.stages import ctx
 from tests.support.store_rows import seed_fact
 
 Tenant = tuple[str, str]
-
-
-@pytest.fixture(scope="module")
-async def pool(database_url: str) -> AsyncIterator[Any]:
-    url = await create_fresh_database(database_url)
-    p = await create_pool(url, min_size=4, max_size=16)
-    yield p
-    await p.close()
 
 
 async def colliding_tenants(pool: Any) -> tuple[Tenant, Tenant]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -14,23 +13,13 @@ from streams.errors import is_transient
 from streams.events import Closure, Dropped, DropStage
 from streams.settings import Settings
 from streams.stages.write import FACT_WRITES, create_stage
-from streams.store.db import create_pool
 from streams.store.facts_query import as_of, live_facts
-from tests.support.db import create_fresh_database
 from tests.support.events import new_tenant
 from tests.support.facts import LIT, cand, deps, ends, fact, judged
 from tests.support.stages import ctx
 from tests.support.store_rows import live_triples, rows, seed_episode, seed_fact, snapshot
 
 NOW = datetime.now(UTC)
-
-
-@pytest.fixture(scope="module")
-async def pool(database_url: str) -> AsyncIterator[Any]:
-    url = await create_fresh_database(database_url)
-    p = await create_pool(url, min_size=4, max_size=12)
-    yield p
-    await p.close()
 
 
 def writer(pool: Any, **settings: Any) -> Any:

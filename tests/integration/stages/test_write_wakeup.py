@@ -3,29 +3,17 @@ releases, streams/store/episodes.py), also when the record is redelivered."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
-
-import pytest
 
 from streams.runtime.stage import Routed
 from streams.settings import Settings
 from streams.stages.write import create_stage
-from streams.store.db import create_pool
 from streams.store.episodes import claim_next, enqueue_episode
-from tests.support.db import create_fresh_database
 from tests.support.episodes import episode
 from tests.support.events import new_tenant
 from tests.support.facts import cand, deps, fact, judged
 from tests.support.stages import ctx
 from tests.support.store_rows import seed_episode
-
-
-@pytest.fixture(scope="module")
-async def pool(database_url: str) -> AsyncIterator[Any]:
-    p = await create_pool(await create_fresh_database(database_url), max_size=6)
-    yield p
-    await p.close()
 
 
 async def test_the_writer_wakes_the_next_queued_episode_even_on_redelivery(pool: Any) -> None:

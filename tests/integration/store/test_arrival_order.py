@@ -8,24 +8,12 @@ e3, and e3's facts were applied before e2's (an old job left live).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
-import pytest
-
 from streams.store import episodes
-from streams.store.db import create_pool
-from tests.support.db import create_fresh_database
 from tests.support.episodes import episode, new_tenant
 
 TIMEOUT = 600.0
-
-
-@pytest.fixture(scope="module")
-async def pool(database_url: str) -> AsyncIterator[Any]:
-    p = await create_pool(await create_fresh_database(database_url), max_size=4)
-    yield p
-    await p.close()
 
 
 async def test_extraction_order_wins_over_the_summary_stage_inserts(pool: Any) -> None:

@@ -16,14 +16,9 @@ DIM = 16
 
 
 def cand(
-    s: str,
-    p: str,
-    o: str,
-    *,
-    conf: float = 0.9,
-    until: datetime | None = None,
+    s: str, p: str, o: str, *, conf: float = 0.9, until: datetime | None = None,
     emb: list[float] | None = None,
-) -> Candidate:
+) -> Candidate:  # fmt: skip
     fact = Fact(
         subject=s, predicate=p, object=o, kind=FactKind.RELATIONSHIP, confidence=conf,
         valid_until=until,

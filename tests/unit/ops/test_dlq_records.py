@@ -13,23 +13,13 @@ from streams.runtime.records import Record
 
 def letter(value: bytes, exc: BaseException, *, key: bytes = b"acme:p1") -> DeadLetter:
     original = Record(
-        topic="memory.episodes.completed",
-        partition=4,
-        offset=17,
-        key=key,
-        value=value,
-        headers=(("traceparent", b"00-abc"),),
-        timestamp_ms=1_700_000_000_000,
-    )
+        topic="memory.episodes.completed", partition=4, offset=17, key=key, value=value,
+        headers=(("traceparent", b"00-abc"),), timestamp_ms=1_700_000_000_000,
+    )  # fmt: skip
     out = dead_letter(
-        original,
-        exc,
-        dlq_topic="memory.dlq.extract",
-        group="factstream-extract",
-        stage="extract",
-        attempt=1,
-        reason="poison",
-    )
+        original, exc, dlq_topic="memory.dlq.extract", group="factstream-extract",
+        stage="extract", attempt=1, reason="poison",
+    )  # fmt: skip
     return DeadLetter(
         RangeRecord(out.topic, 0, 3, 1_700_000_001_000, out.key, out.value, out.headers)
     )

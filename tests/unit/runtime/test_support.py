@@ -21,33 +21,17 @@ def test_json_log_lines_carry_record_coordinates() -> None:
     logger = logging.getLogger("test.jsonlog")
     logger.addHandler(handler)
     logger.propagate = False
+    fields = {
+        "stage": "s", "tenant": "ds:p", "episode_id": "e1", "topic": "t", "partition": 2,
+        "offset": 9,
+    }  # fmt: skip
     try:
-        logger.warning(
-            "hello %s",
-            "x",
-            extra={
-                "stage": "s",
-                "tenant": "ds:p",
-                "episode_id": "e1",
-                "topic": "t",
-                "partition": 2,
-                "offset": 9,
-            },
-        )
+        logger.warning("hello %s", "x", extra=fields)
     finally:
         logger.removeHandler(handler)
     line = json.loads(buf.getvalue())
     assert line["msg"] == "hello x" and line["level"] == "warning"
-    assert {
-        k: line[k] for k in ("stage", "tenant", "episode_id", "topic", "partition", "offset")
-    } == {
-        "stage": "s",
-        "tenant": "ds:p",
-        "episode_id": "e1",
-        "topic": "t",
-        "partition": 2,
-        "offset": 9,
-    }
+    assert {k: line[k] for k in fields} == fields
 
 
 def test_metrics_server_serves_metrics_and_health() -> None:
