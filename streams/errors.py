@@ -64,7 +64,7 @@ def is_transient(exc: BaseException) -> bool:
         return True
     # asyncpg raises these when the server goes away mid-transaction (InternalClientError:
     # "cannot switch to state ..; another operation is in progress", a connection left
-    # mid-operation by a Postgres restart; seen by the chaos drill).
+    # mid-operation by a Postgres restart).
     name = type(exc).__name__
     return name in {
         "ConnectionDoesNotExistError",

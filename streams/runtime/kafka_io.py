@@ -151,8 +151,8 @@ class KafkaIO(ProducerSide):
             self._paused.clear()
             if tps:
                 self.consumer.resume(tps)
-                # librdkafka's broker thread notices a resume only on its next wakeup
-                # (~0.75 s when every partition was paused); a metadata request wakes it now.
+                # librdkafka's broker thread notices a resume only on its next wakeup;
+                # a metadata request wakes it now.
                 with contextlib.suppress(KafkaException):
                     self.consumer.list_topics(tps[0].topic, timeout=2)
 
@@ -218,7 +218,7 @@ class KafkaIO(ProducerSide):
 
     def _forget(self, tps: Sequence[TP]) -> None:
         # librdkafka keeps a partition's pause flag across a rebalance: one forgotten here
-        # while paused would come back paused and never be read again (chaos drill).
+        # while paused would come back paused and never be read again.
         paused = [TopicPartition(*tp) for tp in tps if tp in self._paused]
         if paused:
             with contextlib.suppress(KafkaException):

@@ -6,7 +6,7 @@ with exponential backoff and full jitter (capped at ``retry_max_s``). A record i
 dead-lettered with reason ``transient_exhausted`` and its attempt count only once BOTH
 ``transient_max_attempts`` attempts were made AND ``transient_min_retry_s`` have passed
 since the first one: six quick jittered attempts can all fall inside a 6 s Postgres
-restart (chaos drill), a time budget rides it out. The episode ledger's sweep, or
+restart, a time budget rides it out. The episode ledger's sweep, or
 ``factstream dlq redrive``, brings a dead letter back later.
 
 Whether an attempt is the final one is decided when it starts (``RecordContext.

@@ -19,8 +19,7 @@ async def _keep_session(conn: asyncpg.Connection) -> None:
 
     The default runs ``pg_advisory_unlock_all(); CLOSE ALL; UNLISTEN *; RESET ALL`` on
     every release: one more round trip per acquire, and several acquires per record in
-    every stage (dropping it: 21.8 -> 24.3 episodes/s, bench/README.md). Pooled
-    connections never change session state:
+    every stage. Pooled connections never change session state:
     settings are ``SET LOCAL`` / ``set_config(..., true)``, advisory locks are ``_xact_``
     locks, nothing LISTENs or keeps a cursor outside a transaction (the sweeper's session
     lock lives on its own connection, from ``connect``). asyncpg still rolls back a

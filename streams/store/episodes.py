@@ -96,8 +96,8 @@ async def enqueue_episode(
     :func:`claim_next`'s to take over). The arrival order is extraction's: a row the
     summary stage inserted first (still ``pending``) takes its place in the queue when
     extraction first sees it, because summarize may have skipped an earlier episode's
-    insert (it failed during a Postgres restart) and given a later one an earlier place
-    (chaos drill); after that the place is kept.
+    insert (it failed during a Postgres restart) and given a later one an earlier place;
+    after that the place is kept.
     """
     transcript = [m.model_dump(mode="json") for m in event.messages]
     status = await conn.fetchval(

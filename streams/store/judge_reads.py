@@ -3,8 +3,7 @@
 Every pair rule requires the same subject, and SQL only narrows the rows (same predicate,
 same object, or cosine >= band minimum); the rules themselves are applied in
 :mod:`streams.domain.contradictions`. One query reads three parts, each served by an index, so
-the judge's cost does not grow with the tenant (bench/ scenario (c): an exact scan of the
-subject took ~400 ms at 100k live facts per tenant):
+the judge's cost does not grow with the tenant (an exact scan of the subject would):
 
 1. same subject and predicate (rule 1): ``facts_live_by_subject_predicate``;
 2. same subject and object, for candidates that carry a validUntil (rule 2; an agreeing

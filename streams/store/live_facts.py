@@ -28,7 +28,7 @@ _COLUMNS = (
 SUBJECT_NEIGHBOURS = 20
 # The small-set check of a subject's search counts its not-invalidated facts from the
 # index facts_live_by_subject_predicate alone (no visit to the rows for the vector or
-# valid_until): ~2,000 index entries instead of ~2,000 rows at 100k.
+# valid_until): index entries only, never the rows.
 SUBJECT_COUNT_WHERE = (
     "t.dataset = $2 AND t.project_id = $3 AND t.subject = $4 AND t.invalid_at IS NULL"
 )

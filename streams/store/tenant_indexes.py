@@ -2,12 +2,11 @@
 
 A nearest-neighbour search reads an HNSW index only for a tenant with more than
 ``ScanTuning.exact_below`` rows (streams/store/vector_search.py: smaller ones are
-scanned exactly, which is cheaper and complete). A global index was still paid for on
-every insert of every tenant: inserting a 768-dim vector into a 10k-row HNSW graph took
-~7-10 ms per row against ~0.3-1.6 ms without one (measured on this Postgres, issue 8), and
-a big tenant's search walked a graph full of other tenants' vectors.
+scanned exactly, which is cheaper and complete). A global index would be paid for on
+every insert of every tenant (an HNSW insert costs several times a plain row insert), and
+a big tenant's search would walk a graph full of other tenants' vectors.
 
-So migration 009 drops the global indexes, and the sweep (streams/ops/sweep.py) builds,
+So there are no global vector indexes (migration 009), and the sweep (streams/ops/sweep.py) builds,
 for each tenant that has grown past the threshold, a partial index over that tenant's
 rows alone (``CREATE INDEX CONCURRENTLY``: writes go on meanwhile), one per pass. Small
 tenants pay nothing on insert; a big tenant's search walks its own graph. The planner

@@ -7,8 +7,7 @@ holds matching rows. So:
 - few candidate rows (at most ``exact_below`` rows pass ``where``, counted with a bounded
   query): an exact scan, one pass over those rows for all query vectors. Complete by
   construction, and cheaper than walking a graph full of other tenants' rows, which is
-  what the planner tends to choose (measured: 27 ms vs ~1 ms per query for a 1k tenant
-  next to a 100k one);
+  what the planner tends to choose;
 - larger tenant: its own partial HNSW index (streams/store/tenant_indexes.py, built by the
   sweep; chosen by the planner thanks to the custom plans below) with pgvector 0.8's
   iterative scan (SET LOCAL per transaction), which keeps walking until LIMIT rows pass
@@ -16,7 +15,7 @@ holds matching rows. So:
   spent. A query that still returns fewer than k rows is repeated exactly for that vector.
 
 Every query therefore returns min(k, matching rows) rows; the only approximation left is
-HNSW's own recall on big tenants, which the tenant filter no longer makes worse. All of
+HNSW's own recall on big tenants, which the tenant filter does not make worse. All of
 it runs in one (sub)transaction because the settings are SET LOCAL.
 """
 
@@ -33,11 +32,9 @@ from pgvector import Vector
 class ScanTuning:
     """Per-transaction HNSW knobs. ``relaxed_order`` has the better recall; we re-sort.
 
-    ef_search 100, not pgvector's 40. Measured on 100k 128-dim vectors, how often the
-    true neighbour at cosine 0.95 / 0.88 came back first: clustered vectors 100% / 100%
-    at 100 vs 99.5% / 99% at 40 (+0.3-0.7 ms per query); uniform random vectors (HNSW's
-    worst case) 99.5% / 98% vs 92.5% / 89.5% (+3-4 ms). A missed neighbour is a duplicate
-    kept or an alias not merged, so recall wins over those milliseconds.
+    ef_search 100, not pgvector's 40: a missed neighbour is a duplicate kept or an alias
+    not merged, so recall wins over the small extra time per query (the recall measured
+    at both values is in bench/README.md).
     """
 
     ef_search: int = 100
@@ -171,7 +168,7 @@ async def nearest_per_key(
 
     One search per distinct key, the key a parameter rather than a per-query value: the
     planner then knows how many rows it matches and walks the tenant's HNSW index (as a
-    per-query value it guessed few rows and sorted all 100k of a big tenant's, bench (c)),
+    per-query value it guesses few rows and sorts all of a big tenant's),
     and the small-set check counts only the key's rows, so 32 ORG entities among 10k
     THINGs are scanned exactly instead of walking a graph of THINGs.
     """

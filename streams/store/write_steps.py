@@ -102,8 +102,8 @@ class EpisodeWriter:
         (replayed) episode must not bring back what a later episode ended, so replaying a
         history twice converges instead of appending the same rows again."""
         inserts = self.event.inserts
-        # Two branches, not `live OR episode_id = $7`: the OR cannot use the live-triple nor
-        # the episode index, so it read the tenant's whole fact table (~70 ms at 100k, bench/).
+        # Two branches, not `live OR episode_id = $7`: the OR can use neither the live-triple
+        # nor the episode index, and would read the tenant's whole fact table.
         select = f"SELECT id, subject, predicate, object, {_LIVE} AS live FROM facts"
         select += f" WHERE {_TENANT}"
         rows = await self.conn.fetch(
