@@ -195,15 +195,22 @@ class StageOutput(TenantEvent):
         description="the extraction claim this output belongs to; a dead letter on the way"
         " ends exactly that claim, and the writer marks the episode done only for it",
     )
+    stated_at: datetime | None = Field(
+        default=None,
+        description="when the user said it: the episode's completed_at (event time), the"
+        " stated_at of every fact of the episode; None on records from before this field"
+        " (the writer then reads it from the episode's ledger row)",
+    )
 
     def carried(self) -> dict[str, Any]:
-        """What the next stage's output takes over: tenant, episode, source and claim."""
+        """What the next stage's output takes over: tenant, episode, source, claim, time."""
         return {
             "dataset": self.dataset,
             "project_id": self.project_id,
             "episode_id": self.episode_id,
             "source_event_id": self.source_event_id,
             "claim_token": self.claim_token,
+            "stated_at": self.stated_at,
         }
 
 
@@ -228,6 +235,11 @@ class Candidate(EventModel):
 
     fact: Fact
     embedding: list[float]
+    ended_by: int | None = Field(
+        default=None,
+        description="a live fact stated later whose start ends this one's valid time: an"
+        " older statement the judge paired with a newer fact is stored as history",
+    )
 
 
 class DedupedCandidate(Candidate):
@@ -287,6 +299,12 @@ class Invalidation(EventModel):
     object: str
     by_candidate: int = Field(ge=0, description="index into FactsJudged.inserts")
     reason: Literal["superseded"] = "superseded"
+    valid_until: datetime | None = Field(
+        default=None,
+        description="where the fact's valid time ends: the winner's valid_from, else its"
+        " stated_at; for a candidate ending the same object, its validUntil. None on"
+        " records from before this field (the writer then uses the winner's start)",
+    )
 
 
 class FactsJudged(StageOutput):

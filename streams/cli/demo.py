@@ -12,6 +12,7 @@ from streams.cli.console import out, settings_of
 from streams.cli.tables import drops_table, fact_table, lag_table, ledger_table
 from streams.demo.report import DemoResults
 from streams.demo.run import run_demo
+from streams.domain.time import valid_at
 
 
 def print_results(results: DemoResults) -> None:
@@ -20,7 +21,7 @@ def print_results(results: DemoResults) -> None:
     for (dataset, project), rows in results.histories.items():
         live = [
             r for r in rows
-            if r.invalid_at is None and (r.valid_until is None or r.valid_until > now)
+            if r.invalid_at is None and valid_at(r.valid_from, r.valid_until, r.stated_at, now)
         ]  # fmt: skip
         title = f"facts of {dataset}:{project} (history: {len(rows)} rows, {len(live)} live)"
         out.print(fact_table(rows, title, temporal=True))

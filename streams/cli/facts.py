@@ -1,23 +1,23 @@
-"""`factstream facts DATASET PROJECT [--as-of T] [--history] [--json]`: read the result.
+"""`factstream facts DATASET PROJECT [--valid-at T] [--as-of T] [--history] [--json]`.
 
-Live facts by default; ``--history`` adds every ended row with its valid time, its
-transaction time and what ended it; ``--as-of T`` shows what the store believed at
-transaction time T. Read-only, one tenant per call.
+Live facts (believed now, true now) by default. ``--valid-at T``: true in the user's world
+at T, by current belief; ``--as-of T``: what the store believed at transaction time T;
+both together combine. ``--history``: every row ever written, with both clocks and what
+ended each. Read-only, one tenant per call (streams/store/facts_query.py).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import sys
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
-from streams.cli.console import settings_of
+from streams.cli.console import out, settings_of
 from streams.cli.tables import fact_table, show_time
+from streams.ops.isotime import parse_datetime
 from streams.store import facts_query
 from streams.store.db import connect
 from streams.store.facts_query import FactRow
@@ -26,22 +26,25 @@ from streams.store.facts_query import FactRow
 def parse_time(text: str) -> datetime:
     """ISO 8601 (``2026-03-01``, ``2026-03-01T12:00:00Z``); no zone means UTC."""
     try:
-        value = datetime.fromisoformat(text)
+        return parse_datetime(text)
     except ValueError as exc:
-        raise typer.BadParameter(f"not an ISO 8601 time: {text!r}") from exc
-    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+        raise typer.BadParameter(str(exc)) from exc
 
 
 async def load(
-    database_url: str, dataset: str, project: str, *, at: datetime | None, full: bool
+    database_url: str,
+    dataset: str,
+    project: str,
+    *,
+    valid_at: datetime | None,
+    as_of: datetime | None,
+    full: bool,
 ) -> list[FactRow]:
     conn = await connect(database_url)
     try:
-        if at is not None:
-            return await facts_query.as_of(conn, dataset, project, at)
         if full:
             return await facts_query.history(conn, dataset, project)
-        return await facts_query.live_facts(conn, dataset, project)
+        return await facts_query.facts_at(conn, dataset, project, valid_at=valid_at, as_of=as_of)
     finally:
         await conn.close()
 
@@ -50,27 +53,31 @@ def facts_command(
     ctx: typer.Context,
     dataset: Annotated[str, typer.Argument(help="The tenant's dataset.")],
     project: Annotated[str, typer.Argument(help="The tenant's project id.")],
+    valid_at: Annotated[
+        str | None,
+        typer.Option("--valid-at", help="True in the user's world at this time (ISO 8601)."),
+    ] = None,
     as_of: Annotated[
         str | None,
-        typer.Option("--as-of", help="What was known at this transaction time (ISO 8601)."),
+        typer.Option("--as-of", help="What the store believed at this time (ISO 8601)."),
     ] = None,
     full_history: Annotated[
-        bool, typer.Option("--history", help="Add ended facts: valid and transaction time.")
+        bool, typer.Option("--history", help="Every row ever written: both clocks.")
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON array on stdout.")] = False,
 ) -> None:
-    """Print a tenant's facts: live ones, or the whole history, or as of a time."""
-    if as_of is not None and full_history:
-        raise typer.BadParameter("--as-of and --history do not combine; pick one")
+    """Print a tenant's facts: live ones, true at a time, believed at a time, or all."""
+    if full_history and (as_of is not None or valid_at is not None):
+        raise typer.BadParameter("--history lists every row; it takes no --as-of or --valid-at")
     at = parse_time(as_of) if as_of is not None else None
+    when = parse_time(valid_at) if valid_at is not None else None
     url = settings_of(ctx).require_database_url()
-    rows = asyncio.run(load(url, dataset, project, at=at, full=full_history))
+    rows = asyncio.run(load(url, dataset, project, valid_at=when, as_of=at, full=full_history))
     if as_json:
         print(json.dumps([r.as_json() for r in rows], indent=2))
         return
-    what = f"as of {show_time(at)}" if at is not None else "history" if full_history else "live"
+    parts = [f"valid at {show_time(when)}"] if when is not None else []
+    parts += [f"as of {show_time(at)}"] if at is not None else []
+    what = ", ".join(parts) or ("history" if full_history else "live")
     title = f"facts of {dataset}:{project} ({what}, {len(rows)} rows)"
-    width = None if sys.stdout.isatty() else 160
-    Console(soft_wrap=True, width=width).print(
-        fact_table(rows, title, temporal=at is not None or full_history)
-    )
+    out.print(fact_table(rows, title, temporal=at is not None or full_history))

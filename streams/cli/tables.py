@@ -18,19 +18,27 @@ def show_time(value: datetime | None) -> str:
 
 def fact_table(rows: Sequence[FactRow], title: str, *, temporal: bool) -> Table:
     table = Table(title=title)
-    columns = ["id", "subject", "predicate", "object", "valid from", "valid until"]
+    columns = ["id", "subject", "predicate", "object", "said", "valid from", "valid until"]
+    columns += ["ends because"]
     if temporal:
-        columns += ["created", "ended", "reason", "by"]
+        columns += ["created", "retired", "reason", "by"]
     for column in columns:
         table.add_column(column, overflow="fold")
     for r in rows:
-        cells = [str(r.id), r.subject, r.predicate, r.object, show_time(r.valid_from)]
-        cells.append(show_time(r.valid_until))
+        cells = [str(r.id), r.subject, r.predicate, r.object, show_time(r.stated_at)]
+        cells += [show_time(r.valid_from), show_time(r.valid_until), _end(r)]
         if temporal:
             by = "" if r.invalidated_by is None else f"#{r.invalidated_by}"
             cells += [show_time(r.created_at), show_time(r.invalid_at), r.invalid_reason or "", by]
         table.add_row(*cells)
     return table
+
+
+def _end(row: FactRow) -> str:
+    """Why the row's valid time ends: the user said so, or which row ended it."""
+    if row.end_reason is None:
+        return "said so" if row.valid_until is not None else ""
+    return row.end_reason + ("" if row.ended_by is None else f" by #{row.ended_by}")
 
 
 def lag_table(report: list[StageLag], all_partitions: bool = False) -> Table:

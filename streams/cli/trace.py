@@ -109,6 +109,7 @@ def added_table(trace: EpisodeTrace) -> Table:
         "predicate",
         "object",
         "kind",
+        "said",
         "valid from",
         "valid until",
         "now",
@@ -116,11 +117,14 @@ def added_table(trace: EpisodeTrace) -> Table:
         table.add_column(column, overflow="fold")
     for f in trace.facts_added:
         now = "live" if f["invalid_at"] is None else f"ended: {f['invalid_reason']}"
-        if f["invalid_at"] is None and f["valid_until"] is not None:
+        if f["invalid_at"] is None and f["copy_of"] is not None:
+            by = "" if f["ended_by"] is None else f" by #{f['ended_by']}"
+            now = f"copy of #{f['copy_of']}, valid time ends: {f['end_reason']}{by}"
+        elif f["invalid_at"] is None and f["valid_until"] is not None:
             now = "history (valid until set)"
         table.add_row(
             str(f["id"]), f["subject"], f["predicate"], f["object"], f["kind"],
-            _time(f["valid_from"]), _time(f["valid_until"]), now,
+            _time(f["stated_at"]), _time(f["valid_from"]), _time(f["valid_until"]), now,
         )  # fmt: skip
     return table
 

@@ -15,16 +15,23 @@ hands both to these functions. Rules, in the seed's words:
 * a candidate judged `new` against any fact is discarded with all its own `old` verdicts,
   so no fact is ever ended by a candidate that is then not inserted;
 * missing verdicts (a failed or partial answer) mean `neither`.
+
+Time (DESIGN "Time: three clocks per fact"): `old` ends the live fact's valid time at the
+winner's start (its valid_from, else when it was said), or, for a pair of rule 2, at the
+candidate's validUntil; the writer keeps both clocks. Event time beats arrival order: a
+candidate said BEFORE the live fact never ends it. Judged `old` against such a newer fact,
+the older candidate is stored as history, valid until the newer fact starts.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from enum import StrEnum
 
 from streams.domain.facts import LiveFact
+from streams.domain.time import earliest, effective_start, stated_after, supersession_end
 from streams.domain.vectors import cosine
 from streams.events import Candidate, Dropped, DropStage, Fact, Invalidation, Verdict
 
@@ -141,11 +148,13 @@ def apply_verdicts(
     candidates: Sequence[Candidate],
     pairs: Sequence[Pair],
     verdicts: Mapping[int, Verdict],
+    *,
+    stated_at: datetime,
 ) -> Judgement:
     """Turn one verdict per pair into inserts, invalidations and drops.
 
     ``verdicts`` maps pair ids to verdicts; a pair without one counts as `neither`, so a
-    failed call (empty mapping) ends nothing.
+    failed call (empty mapping) ends nothing. ``stated_at``: when the candidates were said.
     """
 
     def verdict(pair: Pair) -> Verdict:
@@ -155,37 +164,30 @@ def apply_verdicts(
     for pair in pairs:
         if verdict(pair) is Verdict.NEW and pair.candidate not in rejected:
             rejected[pair.candidate] = pair
-
+    replacing = [p for p in pairs if verdict(p) is Verdict.OLD and p.candidate not in rejected]
+    # An older statement judged to replace a newer fact: history, ending where it starts.
+    newer = [p for p in replacing if stated_after(p.existing.stated_at, stated_at)]
     inserts: list[Candidate] = []
     insert_index: dict[int, int] = {}
     dropped: list[Dropped] = []
     for index, candidate in enumerate(candidates):
         if index in rejected:
-            by = rejected[index].existing
-            fact = candidate.fact
-            dropped.append(
-                Dropped(
-                    stage=DropStage.JUDGE,
-                    reason="superseded_by_existing",
-                    detail=f"judged 'new' against live fact #{by.id}: {describe_live(by)}"[:1000],
-                    subject=fact.subject,
-                    predicate=fact.predicate,
-                    object=fact.object,
-                )
-            )
+            dropped.append(_superseded_by_existing(candidate.fact, rejected[index].existing))
             continue
         insert_index[index] = len(inserts)
-        inserts.append(candidate)
+        inserts.append(_as_history(candidate, [p for p in newer if p.candidate == index]))
 
     invalidations: list[Invalidation] = []
     ended: set[int] = set()
-    for pair in pairs:
-        # A rejected candidate's `old` verdicts die with it: it will never be inserted.
-        if verdict(pair) is not Verdict.OLD or pair.candidate in rejected:
-            continue
-        if pair.existing.id in ended:
+    for pair in replacing:
+        if pair in newer or pair.existing.id in ended:
             continue  # one fact ends once, by the first candidate that replaces it
         ended.add(pair.existing.id)
+        fact = candidates[pair.candidate].fact
+        until = supersession_end(
+            fact.valid_from, fact.valid_until, stated_at,
+            ends_same_object=pair.rule is PairRule.ENDS_RELATIONSHIP,
+        )  # fmt: skip
         invalidations.append(
             Invalidation(
                 fact_id=pair.existing.id,
@@ -193,6 +195,32 @@ def apply_verdicts(
                 predicate=pair.existing.predicate,
                 object=pair.existing.object,
                 by_candidate=insert_index[pair.candidate],
+                valid_until=until,
             )
         )
     return Judgement(inserts, invalidations, dropped)
+
+
+def _as_history(candidate: Candidate, newer: Sequence[Pair]) -> Candidate:
+    """The candidate, ending where the earliest newer fact it was judged to replace starts."""
+    if not newer:
+        return candidate
+    first = min(newer, key=lambda p: _start(p.existing))
+    until = earliest(candidate.fact.valid_until, _start(first.existing))
+    fact = candidate.fact.model_copy(update={"valid_until": until})
+    return candidate.model_copy(update={"fact": fact, "ended_by": first.existing.id})
+
+
+def _start(fact: LiveFact) -> datetime:
+    return effective_start(fact.valid_from, fact.stated_at or datetime.min.replace(tzinfo=UTC))
+
+
+def _superseded_by_existing(fact: Fact, by: LiveFact) -> Dropped:
+    return Dropped(
+        stage=DropStage.JUDGE,
+        reason="superseded_by_existing",
+        detail=f"judged 'new' against live fact #{by.id}: {describe_live(by)}"[:1000],
+        subject=fact.subject,
+        predicate=fact.predicate,
+        object=fact.object,
+    )

@@ -1,8 +1,13 @@
 """Deduplication, the pure part (seed, step 3): two passes, no LLM.
 
-Exact pass: a candidate whose (subject, predicate, object) is already live, or repeats an
-earlier candidate of the batch, is dropped; unless it carries a valid_until the live row
-lacks, which makes it a closure of that row.
+Exact pass: a candidate whose (subject, predicate, object) is already current (believed
+and not ended), or stored with the same validity (history included), or repeats an
+earlier candidate of the batch, is dropped; unless it carries a valid_until the current
+row lacks, which makes it a closure of that row. A closure only ends a row the user said
+no later than the closing statement (event time beats arrival order); against a row said
+later, the candidate goes on as a fact of its own, which the judge pairs and the writer
+stores as history. A row whose valid time already ended is history: a candidate of the
+same triple after it ("member of fitbox" again) survives and is stored beside it.
 
 Near-duplicate pass: a survivor whose embedding reaches the threshold against a live
 fact or an earlier survivor of the same subject is dropped. Three exceptions keep
@@ -21,8 +26,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from streams.domain.facts import BAND_SLACK, LiveFact, Triple, same_validity
+from streams.domain.time import is_current, stated_after
 from streams.domain.vectors import cosine
 from streams.events import Closure, DedupedCandidate, Dropped, DropStage, Fact
 
@@ -58,7 +65,15 @@ def batch_triples(facts: Sequence[Fact]) -> list[Triple]:
     return list(dict.fromkeys(f.triple for f in facts))
 
 
-def exact_pass(facts: Sequence[Fact], live: Mapping[Triple, LiveFact]) -> ExactResult:
+def exact_pass(
+    facts: Sequence[Fact],
+    believed: Mapping[Triple, Sequence[LiveFact]],
+    *,
+    stated_at: datetime,
+    now: datetime,
+) -> ExactResult:
+    """``believed``: every believed row of the batch's triples (history included);
+    ``stated_at``: when the batch was said; ``now``: what "current" is measured against."""
     out = ExactResult()
     first_at: dict[Triple, int] = {}
     for i, fact in enumerate(facts):
@@ -67,20 +82,30 @@ def exact_pass(facts: Sequence[Fact], live: Mapping[Triple, LiveFact]) -> ExactR
             out.dropped.append(drop(fact, IN_BATCH, detail + " of this batch"))
             continue
         first_at[fact.triple] = i
-        row = live.get(fact.triple)
-        if row is None:
-            out.survivors.append(fact)
-        elif fact.valid_until is not None and not same_validity(fact.valid_until, row.valid_until):
-            # The user said the fact ended: close the live row (the writer cascades).
-            out.closures.append(Closure(
-                fact_id=row.id, subject=row.subject, predicate=row.predicate,
-                object=row.object, valid_until=fact.valid_until,
-            ))  # fmt: skip
-        else:
+        rows = believed.get(fact.triple, ())
+        same = next((r for r in rows if _same_time(fact, r)), None)
+        current = next((r for r in reversed(rows) if is_current(r.valid_until, now)), None)
+        if same is not None or (current is not None and fact.valid_until is None):
+            row = same or current
+            assert row is not None
             out.dropped.append(
                 drop(fact, EXACT, f"matches live fact #{row.id} {_quote(row.sentence())} exactly")
             )
+        elif current is not None and not stated_after(current.stated_at, stated_at):
+            # The user said the fact ended: close the current row (the writer cascades).
+            out.closures.append(Closure(
+                fact_id=current.id, subject=current.subject, predicate=current.predicate,
+                object=current.object, valid_until=fact.valid_until,
+            ))  # fmt: skip
+        else:
+            out.survivors.append(fact)
     return out
+
+
+def _same_time(fact: Fact, row: LiveFact) -> bool:
+    return same_validity(fact.valid_until, row.valid_until) and (
+        fact.valid_from is None or same_validity(fact.valid_from, row.valid_from)
+    )
 
 
 def near_duplicate_allowed(candidate: Fact, other: Fact | LiveFact) -> bool:

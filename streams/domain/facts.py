@@ -28,6 +28,7 @@ class LiveFact:
     subject_entity_id: int | None = None
     object_entity_id: int | None = None
     episode_id: str = ""
+    stated_at: datetime | None = None  # when the user said it (event time)
     similarity: float | None = None  # to the query that found it, when searched
     embedding: Sequence[float] | None = None  # when read for the contradiction band
 

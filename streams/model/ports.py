@@ -78,11 +78,15 @@ class JudgePair(BaseModel):
     pair_id: int
     candidate: str  # "subject predicate object", plus validity if any
     existing: str
+    candidate_said_at: datetime | None = None  # when the user said each (event time)
+    existing_said_at: datetime | None = None
 
 
 class JudgeInput(BaseModel):
     scope: CallScope
     pairs: list[JudgePair]
+    # "Now", for telling past from future dates. Not part of a replay key: it is the clock.
+    reference_time: datetime | None = None
 
 
 class SummarizeInput(BaseModel):

@@ -36,8 +36,10 @@ T = TypeVar("T")
 
 
 def input_data(request: BaseModel) -> dict[str, Any]:
-    """What the call is about, without the scope (the scope is in the key already)."""
-    return request.model_dump(mode="json", exclude={"scope"})
+    """What the call is about, without the scope (the scope is in the key already) and
+    without the judge's clock, which differs on every run of the same episodes."""
+    exclude = {"scope", "reference_time"} if isinstance(request, ports.JudgeInput) else {"scope"}
+    return request.model_dump(mode="json", exclude=exclude)
 
 
 def replay_key(kind: ports.CallKind, request: AnyRequest) -> str:

@@ -13,6 +13,7 @@ candidates still emits its (empty) event so the writer can mark the episode done
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel
@@ -22,7 +23,11 @@ from streams.domain.facts import LiveFact
 from streams.events import FactsDeduped, FactsResolved
 from streams.runtime.stage import RecordContext, Stage, StageDeps
 from streams.stages.embed_batch import EmbeddingStage, derived_event_id
-from streams.store.live_facts import find_live_by_triples, nearest_live_facts, newest_live_fact_at
+from streams.store.live_facts import (
+    find_believed_by_triples,
+    nearest_live_facts,
+    newest_live_fact_at,
+)
 
 STAGE = "dedup"
 
@@ -34,8 +39,11 @@ class DedupStage(EmbeddingStage[FactsResolved]):
     async def handle(self, event: FactsResolved, ctx: RecordContext) -> Sequence[BaseModel]:
         ds, proj = event.dataset, event.project_id
         async with self.pool.acquire() as conn:
-            live = await find_live_by_triples(conn, ds, proj, rules.batch_triples(event.facts))
-        exact = rules.exact_pass(event.facts, live)
+            believed = await find_believed_by_triples(
+                conn, ds, proj, rules.batch_triples(event.facts)
+            )
+        now = datetime.now(UTC)
+        exact = rules.exact_pass(event.facts, believed, stated_at=event.stated_at or now, now=now)
         vectors = await self.embed(event, "facts", [f.sentence() for f in exact.survivors])
         neighbours: list[list[LiveFact]] = []
         as_of = None

@@ -18,6 +18,7 @@ dead-lettered on the way) first ends that claim as a failed extraction.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import uuid
 from collections.abc import Awaitable, Sequence
@@ -25,12 +26,13 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from streams.backoff import Backoff
 from streams.domain.graph import RawGraph
 from streams.domain.guards import KnownEntities, apply_guards
 from streams.domain.names import canonical_name
 from streams.errors import ModelError, is_transient
 from streams.events import EpisodeCompleted, FactsExtracted
-from streams.model.ports import CallScope, ExtractInput, Models
+from streams.model.ports import CallScope, ExtractInput, ModelResult, Models
 from streams.runtime.stage import RecordContext, Routed, Stage, StageDeps
 from streams.stages.base import PipelineStage
 from streams.stages.release import Release, release_of, release_record
@@ -65,7 +67,17 @@ class ExtractStage(PipelineStage[EpisodeCompleted]):
             if release is not None:
                 status = await self._end_released(conn, event, release)
             else:
-                status = await episodes.enqueue_episode(conn, event, self.deps.settings.max_retries)
+                enqueued = await episodes.enqueue_episode(
+                    conn, event, self.deps.settings.max_retries
+                )
+                status = enqueued.status
+                if enqueued.older_resend_of(event):
+                    log.info(
+                        "extract: episode %s of %s re-sent in a version (completed %s) no"
+                        " newer than the one stored (completed %s): nothing changes",
+                        *_ids(event), event.completed_at.isoformat(),
+                        enqueued.stored_completed_at.isoformat(),
+                    )  # fmt: skip
             claimed = await self._claim_next(conn, event, ctx)
         started = 0
         while claimed is not None:
@@ -140,6 +152,36 @@ class ExtractStage(PipelineStage[EpisodeCompleted]):
                 await _best_effort(self._fail(claimed, repr(exc)), "mark the failure")
             raise
 
+    async def _call_model(
+        self, event: EpisodeCompleted, request: ExtractInput
+    ) -> ModelResult[RawGraph] | None:
+        """The extraction call, retried in place under the episode's retry cap: the claim
+        is kept meanwhile, so the tenant's later episodes wait for this one (in order)
+        instead of overtaking it. None when it failed for good or the claim was lost."""
+        settings, pool, worker = self.deps.settings, self.deps.pool, self.deps.worker_id
+        backoff = Backoff(settings.llm_backoff_base_s, settings.llm_backoff_max_s)
+        models: Models = self.deps.models
+        for attempt in itertools.count(1):
+            try:
+                return await models.extractor.extract(request)
+            except ModelError as exc:  # after the provider's own retries
+                async with pool.acquire() as conn, conn.transaction():
+                    await record_calls(conn, request.scope, STAGE, getattr(exc, "calls", []))
+                    used = await episodes.count_extraction_failure(
+                        conn, event, worker, str(exc), settings.max_retries
+                    )
+                left = None if used is None else settings.max_retries - used
+                log.warning(
+                    "extract: episode %s of %s failed (%s): %s", *_ids(event),
+                    "claim lost" if left is None
+                    else f"retry {used} of {settings.max_retries}" if left > 0 else "failed",
+                    exc,
+                )  # fmt: skip
+                if left is None or left <= 0:
+                    return None
+                await asyncio.sleep(backoff.delay(attempt))
+        raise AssertionError("unreachable")
+
     async def _release(self, event: EpisodeCompleted) -> None:
         async with self.deps.pool.acquire() as conn:
             await episodes.release_claim(conn, event, self.deps.worker_id)
@@ -152,7 +194,7 @@ class ExtractStage(PipelineStage[EpisodeCompleted]):
         self, event: EpisodeCompleted, token: str, scope: CallScope
     ) -> Sequence[BaseModel]:
         """The claimed part: skip an empty window, or call the model once and guard."""
-        settings, pool, worker = self.deps.settings, self.deps.pool, self.deps.worker_id
+        settings, pool = self.deps.settings, self.deps.pool
         messages = event.window_messages()
         if not messages:
             async with pool.acquire() as conn:
@@ -174,18 +216,8 @@ class ExtractStage(PipelineStage[EpisodeCompleted]):
             recent_facts=context.recent_facts,
             reference_time=event.completed_at,
         )
-        models: Models = self.deps.models
-        try:
-            result = await models.extractor.extract(request)
-        except ModelError as exc:
-            # After the provider's own retries: the ledger counts it, the sweep retries.
-            async with pool.acquire() as conn, conn.transaction():
-                await record_calls(conn, scope, STAGE, getattr(exc, "calls", []))
-                counted = await episodes.mark_semantic_failed(conn, event, worker, str(exc))
-            log.warning(
-                "extract: episode %s of %s failed (%s): %s",
-                *_ids(event), "counted" if counted else "claim lost, not counted", exc,
-            )  # fmt: skip
+        result = await self._call_model(event, request)
+        if result is None:
             return []
 
         async with pool.acquire() as conn:
@@ -203,7 +235,7 @@ class ExtractStage(PipelineStage[EpisodeCompleted]):
         # Published even when empty: the writer must still mark the episode done.
         graph = FactsExtracted(
             dataset=event.dataset, project_id=event.project_id, episode_id=event.episode_id,
-            source_event_id=event.event_id, claim_token=token,
+            source_event_id=event.event_id, claim_token=token, stated_at=event.completed_at,
             entities=entities, facts=facts, dropped=dropped,
         )  # fmt: skip
         return [graph]

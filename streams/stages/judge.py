@@ -68,8 +68,9 @@ class JudgeStage(ReleasesClaimOnDeadLetter[FactsDeduped]):
             min_confidence=s.retrieval_min_confidence,
             now=now,
         )
-        verdicts = await self._verdicts(event, pairs)
-        judgement = apply_verdicts(event.candidates, pairs, verdicts)
+        stated_at = event.stated_at or now
+        verdicts = await self._verdicts(event, pairs, stated_at, now)
+        judgement = apply_verdicts(event.candidates, pairs, verdicts, stated_at=stated_at)
         log.info(
             "judged: candidates=%d pairs=%d inserts=%d invalidations=%d discarded=%d",
             len(event.candidates), len(pairs), len(judgement.inserts),
@@ -87,7 +88,9 @@ class JudgeStage(ReleasesClaimOnDeadLetter[FactsDeduped]):
             )
         ]
 
-    async def _verdicts(self, event: FactsDeduped, pairs: Sequence[Pair]) -> Mapping[int, Verdict]:
+    async def _verdicts(
+        self, event: FactsDeduped, pairs: Sequence[Pair], stated_at: datetime, now: datetime
+    ) -> Mapping[int, Verdict]:
         """One batched call for all pairs; an empty mapping (all `neither`) on any failure."""
         if not pairs:
             return {}
@@ -101,9 +104,12 @@ class JudgeStage(ReleasesClaimOnDeadLetter[FactsDeduped]):
                     pair_id=p.pair_id,
                     candidate=describe_fact(event.candidates[p.candidate].fact),
                     existing=describe_live(p.existing),
+                    candidate_said_at=stated_at,
+                    existing_said_at=p.existing.stated_at,
                 )
                 for p in pairs
             ],
+            reference_time=now,
         )
         calls: list[CallRecord] = []
         verdicts: dict[int, Verdict] = {}

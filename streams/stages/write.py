@@ -30,7 +30,7 @@ from streams.store.writer import WriteResult, write_judged
 
 log = logging.getLogger(__name__)
 
-OUTCOMES = ("inserted", "invalidated", "closed", "cascaded", "dropped_by_recheck", "renewed")
+OUTCOMES = ("inserted", "invalidated", "closed", "cascaded", "dropped_by_recheck")
 
 # Default registry: the worker's /metrics serves it.
 FACT_WRITES = Counter(

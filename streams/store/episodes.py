@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from streams.events import EpisodeCompleted, Message, Window
@@ -34,23 +35,65 @@ EPISODE_KEY = "dataset = $1 AND project_id = $2 AND episode_id = $3"
 _SUMMARY_STATE = "status, summary, summary_embedding IS NOT NULL AS has_embedding, retry_count"
 
 
-async def upsert_episode(conn: Any, event: EpisodeCompleted) -> SummaryState:
-    """Create the row, or refresh its window and transcript; statuses are left alone.
-    Returns the summary's state, read in the same statement."""
+# A re-sent episode replaces the stored one only when it is a newer version (a later
+# completed_at) or asks to be reprocessed ($10): an older or equal re-send must not
+# overwrite the transcript, window and time the stored facts came from.
+_REPLACES = "(EXCLUDED.completed_at > e.completed_at OR $10::boolean)"
+_NEWER = "EXCLUDED.completed_at > e.completed_at"
+_CONTENT = ", ".join(
+    f"{c} = CASE WHEN {_REPLACES} THEN EXCLUDED.{c} ELSE e.{c} END"
+    for c in ("session_id", "event_id", "from_seq", "to_seq", "transcript", "completed_at")
+)
+# A newer version is processed again on both sides, whichever stage stores it first.
+_SUMMARY_AGAIN = (
+    f"status = CASE WHEN {_NEWER} AND e.status IN ('done', 'skipped', 'failed')"
+    " THEN 'pending' ELSE e.status END,"
+    f" retry_count = CASE WHEN {_NEWER} THEN 0 ELSE e.retry_count END,"
+    f" semantic_retry_count = CASE WHEN {_NEWER} THEN 0 ELSE e.semantic_retry_count END,"
+)
+_INSERT = (
+    "INSERT INTO episodes AS e (dataset, project_id, episode_id, session_id, event_id,"
+    " from_seq, to_seq, transcript, completed_at{extra})"
+    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9{extra_value})"
+    f" ON CONFLICT (dataset, project_id, episode_id) DO UPDATE SET {_CONTENT},"
+)
+
+
+def _episode_args(event: EpisodeCompleted) -> tuple[Any, ...]:
     transcript = [m.model_dump(mode="json") for m in event.messages]
-    row = await conn.fetchrow(
-        "INSERT INTO episodes (dataset, project_id, episode_id, session_id, event_id,"
-        " from_seq, to_seq, transcript, completed_at)"
-        " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
-        " ON CONFLICT (dataset, project_id, episode_id) DO UPDATE SET"
-        " session_id = EXCLUDED.session_id, event_id = EXCLUDED.event_id,"
-        " from_seq = EXCLUDED.from_seq, to_seq = EXCLUDED.to_seq,"
-        " transcript = EXCLUDED.transcript, completed_at = EXCLUDED.completed_at,"
-        f" updated_at = now() RETURNING {_SUMMARY_STATE}",
+    return (
         event.dataset, event.project_id, event.episode_id, event.session_id, event.event_id,
         event.window.from_seq, event.window.to_seq, transcript, event.completed_at,
+        event.reprocess,
     )  # fmt: skip
+
+
+async def upsert_episode(conn: Any, event: EpisodeCompleted) -> SummaryState:
+    """Create the row, or take a newer version's window and transcript (a newer version
+    is summarised again); returns the summary's state, read in the same statement."""
+    row = await conn.fetchrow(
+        _INSERT.format(extra="", extra_value="")
+        + f" {_SUMMARY_AGAIN} semantic_status = CASE WHEN {_NEWER}"
+        "   AND e.semantic_status IN ('done', 'skipped', 'failed') THEN 'queued'"
+        "   ELSE e.semantic_status END,"
+        f" updated_at = now() RETURNING {_SUMMARY_STATE}",
+        *_episode_args(event),
+    )
     return SummaryState(**dict(row))
+
+
+@dataclass(frozen=True)
+class Enqueued:
+    status: str  # the episode's semantic_status now
+    stored_completed_at: datetime  # the version the ledger keeps
+
+    def older_resend_of(self, event: EpisodeCompleted) -> bool:
+        """The event is an older (or the same) version of an episode that is finished."""
+        return (
+            not event.reprocess
+            and self.status in ("done", "skipped")
+            and event.completed_at <= self.stored_completed_at
+        )
 
 
 # --- the per-tenant gate: park, claim, release ---------------------------------------------
@@ -85,44 +128,38 @@ _E_COLUMNS = ", ".join(f"e.{c.strip()}" for c in EPISODE_COLUMNS.split(","))
 
 async def enqueue_episode(
     conn: Any, event: EpisodeCompleted, max_retries: int | None = None
-) -> str:
-    """Extraction's upsert: park the episode in its tenant's queue; returns its status.
+) -> Enqueued:
+    """Extraction's upsert: park the episode in its tenant's queue.
 
     A new, pending or failed episode (a retry the sweep republished) and a done/skipped
-    one the event asks to reprocess become ``queued``; a failed one only while its retry
-    count is under ``max_retries`` (when given), unless the event asks to reprocess, so a
-    duplicate event does not retry past the seed's cap. Done/skipped without reprocess and
-    a claim stay as they are: a duplicate or a wake-up changes nothing (a stale claim is
-    :func:`claim_next`'s to take over). The arrival order is extraction's: a row the
-    summary stage inserted first (still ``pending``) takes its place in the queue when
-    extraction first sees it, because summarize may have skipped an earlier episode's
-    insert (it failed during a Postgres restart) and given a later one an earlier place;
-    after that the place is kept.
+    one that the event replaces (a newer version, or ``reprocess``) become ``queued``; a
+    failed one only while its retry count is under ``max_retries`` (when given), unless a
+    newer version or reprocess asks for it, so a duplicate event does not retry past the
+    seed's cap (a newer version starts its count afresh). Done/skipped and a claim stay as
+    they are otherwise: a duplicate, an older re-send or a wake-up changes nothing (a stale
+    claim is :func:`claim_next`'s to take over; a claim that a newer version arrives
+    during is queued again when it ends, see :func:`mark_semantic_done`). The arrival
+    order is extraction's: a row the summary stage inserted first (still ``pending``)
+    takes its place in the queue when extraction first sees it, because summarize may
+    have skipped an earlier episode's insert (it failed during a Postgres restart) and
+    given a later one an earlier place; after that the place is kept.
     """
-    transcript = [m.model_dump(mode="json") for m in event.messages]
-    status = await conn.fetchval(
-        "INSERT INTO episodes AS e (dataset, project_id, episode_id, session_id, event_id,"
-        " from_seq, to_seq, transcript, completed_at, semantic_status)"
-        " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'queued')"
-        " ON CONFLICT (dataset, project_id, episode_id) DO UPDATE SET"
-        " session_id = EXCLUDED.session_id, event_id = EXCLUDED.event_id,"
-        " from_seq = EXCLUDED.from_seq, to_seq = EXCLUDED.to_seq,"
-        " transcript = EXCLUDED.transcript, completed_at = EXCLUDED.completed_at,"
-        " updated_at = now(), arrival_seq = CASE WHEN e.semantic_status = 'pending'"
+    row = await conn.fetchrow(
+        _INSERT.format(extra=", semantic_status", extra_value=", 'queued'")
+        + f" {_SUMMARY_AGAIN} updated_at = now(),"
+        " arrival_seq = CASE WHEN e.semantic_status = 'pending'"
         "   THEN nextval(pg_get_serial_sequence('episodes', 'arrival_seq'))"
         "   ELSE e.arrival_seq END,"
         " semantic_status = CASE"
         "   WHEN e.semantic_status IN ('pending', 'queued')"
         "     OR (e.semantic_status = 'failed'"
         "         AND ($11::int IS NULL OR e.semantic_retry_count < $11))"
-        "     OR (e.semantic_status IN ('done', 'skipped', 'failed') AND $10::boolean)"
+        f"     OR (e.semantic_status IN ('done', 'skipped', 'failed') AND {_REPLACES})"
         "   THEN 'queued' ELSE e.semantic_status END"
-        " RETURNING semantic_status",
-        event.dataset, event.project_id, event.episode_id, event.session_id, event.event_id,
-        event.window.from_seq, event.window.to_seq, transcript, event.completed_at,
-        event.reprocess, max_retries,
+        " RETURNING semantic_status, completed_at",
+        *_episode_args(event), max_retries,
     )  # fmt: skip
-    return str(status)
+    return Enqueued(str(row["semantic_status"]), row["completed_at"])
 
 
 async def claim_next(
@@ -233,6 +270,28 @@ async def mark_semantic_failed(
     return bool(done)
 
 
+async def count_extraction_failure(
+    conn: Any, event: EpisodeCompleted, worker_id: str, error: str, max_retries: int
+) -> int | None:
+    """Count a failed extraction attempt of a claimed episode; returns the retries used,
+    None when this worker no longer holds the claim. Under ``max_retries`` the claim is
+    kept (renewed), so the tenant's later episodes keep waiting while the caller retries
+    in place; at the cap the episode ends ``failed`` and the tenant goes on."""
+    used: int | None = await conn.fetchval(
+        "UPDATE episodes SET semantic_retry_count = semantic_retry_count + 1,"
+        " semantic_last_error = $6, updated_at = now(),"
+        " semantic_status = CASE WHEN semantic_retry_count + 1 >= $7"
+        "   THEN 'failed' ELSE 'processing' END,"
+        " claimed_at = CASE WHEN semantic_retry_count + 1 >= $7 THEN NULL ELSE now() END"
+        f" WHERE {EPISODE_KEY}"
+        " AND semantic_status = 'processing' AND claimed_by = $4 AND claim_event_id = $5"
+        " RETURNING semantic_retry_count",
+        event.dataset, event.project_id, event.episode_id, worker_id, event.event_id,
+        error[:2000], max_retries,
+    )  # fmt: skip
+    return used
+
+
 async def release_claim(conn: Any, event: EpisodeCompleted, worker_id: str) -> bool:
     """Give an unfinished claim back (queued again, first in line, not counted as a
     failure): a worker that is shut down, loses the partition or retries a transient error
@@ -257,9 +316,11 @@ async def mark_semantic_done(
     late output of a claim that went stale and was taken over must not open the gate while
     the new claim is still in flight (its facts still land; the new claim's are then
     dropped as duplicates). A claim released after a dead letter (``failed``) whose record
-    was redriven and written ends ``done``."""
+    was redriven and written ends ``done``. A newer version of the episode that arrived
+    while it was in flight (its event id replaced the claimed one) is queued again."""
     await conn.execute(
-        "UPDATE episodes SET semantic_status = 'done', semantic_last_error = NULL,"
+        "UPDATE episodes SET semantic_last_error = NULL, semantic_status = CASE"
+        "   WHEN claim_event_id <> event_id THEN 'queued' ELSE 'done' END,"
         f" claimed_at = NULL, updated_at = now() WHERE {EPISODE_KEY}"
         " AND ($4::text IS NULL OR claim_token IS NULL OR claim_token = $4)",
         dataset, project_id, episode_id, claim_token,

@@ -1,11 +1,17 @@
-"""Reading the bi-temporal fact table: live facts, full history, and as-of transaction time.
+"""Reading the bi-temporal fact table on both clocks (DESIGN "Time: three clocks per fact").
 
-Two clocks (seed "The bi-temporal model"): valid time ``valid_from``/``valid_until`` says
-when a fact was true in the user's world; transaction time ``created_at``/``invalid_at``
-says when the store believed it. ``live`` = not invalidated and not past valid_until;
-``as_of(T)`` = what the store believed at T (``created_at <= T < invalid_at``), whatever
-valid time says. Every query filters on the tenant. ``conn`` is an asyncpg connection or
-pool.
+Valid time ``valid_from``/``valid_until`` says when a fact is true in the user's world (a
+fact without valid_from from when it was said, ``stated_at``); transaction time
+``created_at``/``invalid_at`` says when the store believed it. One query answers all:
+
+- ``valid_at=T``: true in the user's world at T, by what the store believes now;
+- ``as_of=A``: what the store believed at A (``created_at <= A < invalid_at``), whatever
+  valid time says;
+- both: what the store believed at A was true at T;
+- neither: live, i.e. believed now and true now.
+
+``history`` returns every row ever written instead. Every query filters on the tenant;
+``conn`` is an asyncpg connection or pool. The read API and the CLI share these.
 """
 
 from __future__ import annotations
@@ -16,9 +22,11 @@ from typing import Any
 
 _COLUMNS = (
     "id, subject, predicate, object, kind, confidence, source_quote, episode_id, valid_from,"
-    " valid_until, created_at, invalid_at, invalid_reason, invalidated_by"
+    " valid_until, stated_at, created_at, invalid_at, invalid_reason, invalidated_by, copy_of,"
+    " ended_by, end_reason"
 )
 _TENANT = "dataset = $1 AND project_id = $2"
+_ORDER = " ORDER BY subject, predicate, object, id"
 
 
 @dataclass(frozen=True)
@@ -33,10 +41,14 @@ class FactRow:
     episode_id: str
     valid_from: datetime | None
     valid_until: datetime | None
+    stated_at: datetime
     created_at: datetime
     invalid_at: datetime | None
     invalid_reason: str | None
     invalidated_by: int | None
+    copy_of: int | None
+    ended_by: int | None
+    end_reason: str | None
 
     @property
     def triple(self) -> tuple[str, str, str]:
@@ -50,19 +62,43 @@ def _rows(records: Any) -> list[FactRow]:
     return [FactRow(**dict(r)) for r in records]
 
 
+async def facts_at(
+    conn: Any,
+    dataset: str,
+    project_id: str,
+    *,
+    valid_at: datetime | None = None,
+    as_of: datetime | None = None,
+) -> list[FactRow]:
+    """Facts true at ``valid_at`` by the belief at ``as_of`` (see the module doc)."""
+    args: list[Any] = [dataset, project_id]
+
+    def param(value: datetime) -> str:
+        args.append(value)
+        return f"${len(args)}"
+
+    if as_of is None:
+        where = ["invalid_at IS NULL"]
+    else:
+        at = param(as_of)
+        where = [f"created_at <= {at} AND (invalid_at IS NULL OR invalid_at > {at})"]
+    if valid_at is not None or as_of is None:
+        when = "now()" if valid_at is None else param(valid_at)
+        where.append(
+            f"coalesce(valid_from, stated_at) <= {when}"
+            f" AND (valid_until IS NULL OR valid_until > {when})"
+        )
+    records = await conn.fetch(
+        f"SELECT {_COLUMNS} FROM facts WHERE {_TENANT} AND {' AND '.join(where)}{_ORDER}", *args
+    )
+    return _rows(records)
+
+
 async def live_facts(
     conn: Any, dataset: str, project_id: str, *, now: datetime | None = None
 ) -> list[FactRow]:
-    """Facts true now: not invalidated and not past their valid_until."""
-    records = await conn.fetch(
-        f"SELECT {_COLUMNS} FROM facts WHERE {_TENANT} AND invalid_at IS NULL"
-        " AND (valid_until IS NULL OR valid_until > coalesce($3, now()))"
-        " ORDER BY subject, predicate, object, id",
-        dataset,
-        project_id,
-        now,
-    )
-    return _rows(records)
+    """Facts true now by current belief."""
+    return await facts_at(conn, dataset, project_id, valid_at=now)
 
 
 async def history(conn: Any, dataset: str, project_id: str) -> list[FactRow]:
@@ -77,11 +113,4 @@ async def history(conn: Any, dataset: str, project_id: str) -> list[FactRow]:
 
 async def as_of(conn: Any, dataset: str, project_id: str, at: datetime) -> list[FactRow]:
     """What the store held at transaction time ``at`` (rows ended later still show)."""
-    records = await conn.fetch(
-        f"SELECT {_COLUMNS} FROM facts WHERE {_TENANT} AND created_at <= $3"
-        " AND (invalid_at IS NULL OR invalid_at > $3) ORDER BY subject, predicate, object, id",
-        dataset,
-        project_id,
-        at,
-    )
-    return _rows(records)
+    return await facts_at(conn, dataset, project_id, as_of=at)

@@ -56,7 +56,7 @@ WITH c AS (
     WHERE f.id = ANY($8::bigint[]) AND f.dataset = $1 AND f.project_id = $2 AND {_LIVE}
 )
 SELECT f.id, f.subject, f.predicate, f.object, f.valid_from, f.valid_until,
-       f.object_entity_id, f.embedding
+       f.object_entity_id, f.stated_at, f.embedding
 FROM facts f JOIN ids USING (id)
 """
 _BAND_WHERE = (
@@ -65,7 +65,7 @@ _BAND_WHERE = (
 )
 _BAND_COLUMNS = (
     "t.id, t.subject, t.predicate, t.object, t.valid_from, t.valid_until,"
-    " t.object_entity_id, t.embedding AS vec"
+    " t.object_entity_id, t.stated_at, t.embedding AS vec"
 )
 
 

@@ -1,7 +1,8 @@
-"""Read queries over a tenant's live facts (dedup, and the judge).
+"""Read queries over a tenant's current facts (dedup, and the judge).
 
-Live = not invalidated and not past its valid time: ``invalid_at IS NULL AND
-(valid_until IS NULL OR valid_until > now())``. Every query filters on the tenant.
+Current (what the pipeline calls live) = believed and not past its valid time:
+``invalid_at IS NULL AND (valid_until IS NULL OR valid_until > now())``; a fact that starts
+in the future is current (streams/domain/time.py). Every query filters on the tenant.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ LIVE_SQL = "t.invalid_at IS NULL AND (t.valid_until IS NULL OR t.valid_until > n
 
 _COLUMNS = (
     "t.id, t.subject, t.predicate, t.object, t.kind, t.confidence, t.valid_from,"
-    " t.valid_until, t.subject_entity_id, t.object_entity_id, t.episode_id"
+    " t.valid_until, t.subject_entity_id, t.object_entity_id, t.episode_id, t.stated_at"
 )
 
 # Live facts of one subject read per candidate, nearest first. Dedup reads them once for
@@ -50,29 +51,33 @@ def live_fact_from_row(row: Any, embedding: Any = None) -> LiveFact:
         subject_entity_id=row.get("subject_entity_id"),
         object_entity_id=row.get("object_entity_id"),
         episode_id=row.get("episode_id") or "",
+        stated_at=row.get("stated_at"),
         similarity=None if sim is None else float(sim),
         embedding=None if embedding is None else embedding.to_list(),
     )
 
 
-async def find_live_by_triples(
+async def find_believed_by_triples(
     conn: Any, dataset: str, project_id: str, triples: Sequence[Triple]
-) -> dict[Triple, LiveFact]:
-    """The live fact (at most one: a partial unique index) for each of ``triples``."""
+) -> dict[Triple, list[LiveFact]]:
+    """Every believed row (current or history) of each of ``triples``, oldest first."""
     if not triples:
         return {}
     rows = await conn.fetch(
         f"SELECT {_COLUMNS} FROM facts t"
         " JOIN unnest($3::text[], $4::text[], $5::text[]) AS u(s, p, o)"
         "   ON t.subject = u.s AND t.predicate = u.p AND t.object = u.o"
-        f" WHERE t.dataset = $1 AND t.project_id = $2 AND {LIVE_SQL}",
+        " WHERE t.dataset = $1 AND t.project_id = $2 AND t.invalid_at IS NULL ORDER BY t.id",
         dataset,
         project_id,
         [s for s, _, _ in triples],
         [p for _, p, _ in triples],
         [o for _, _, o in triples],
     )
-    return {(f.subject, f.predicate, f.object): f for f in map(live_fact_from_row, rows)}
+    found: dict[Triple, list[LiveFact]] = {}
+    for fact in map(live_fact_from_row, rows):
+        found.setdefault(fact.triple, []).append(fact)
+    return found
 
 
 async def newest_live_fact_at(conn: Any, dataset: str, project_id: str) -> datetime | None:

@@ -72,8 +72,9 @@ async def _load_one(conn: Any, ledger: dict[str, Any]) -> EpisodeTrace:
     trace.facts_added = [
         dict(r)
         for r in await conn.fetch(
-            "SELECT id, subject, predicate, object, kind, confidence, valid_from, valid_until,"
-            " invalid_at, invalid_reason FROM facts WHERE episode_id = $1"
+            "SELECT id, subject, predicate, object, kind, confidence, stated_at, valid_from,"
+            " valid_until, invalid_at, invalid_reason, copy_of, end_reason, ended_by"
+            " FROM facts WHERE episode_id = $1"
             + _TENANT
             + " ORDER BY id",
             *key,

@@ -6,33 +6,27 @@ and before the lock, sets ``lock_timeout`` / ``statement_timeout`` for the trans
 the lock wait itself is bounded (a timeout is sqlstate 55P03: transient, retried). Under
 the lock, in order:
 
-1. redelivery: the consumed offset is recorded per tenant (streams/store/consumed_offsets.py); an
-   offset already recorded for this tenant makes the whole transaction a no-op;
-2. race re-check: a staged insert whose triple went live meanwhile is dropped;
-3. renewal: an expired-but-not-superseded row (invalid_at IS NULL, valid_until <= now)
-   with a survivor's triple is stamped ``renewed`` so the insert can land;
-4. survivors are inserted (ON CONFLICT DO NOTHING on ``facts_live_unique``) before the
-   losers are ended, so every ended row can name the row that ended it in
-   ``invalidated_by``; inside one transaction the order is invisible to readers;
-5. losers end (``superseded``), closures apply, and the cascade runs;
+1. redelivery: the consumed offset is recorded per tenant
+   (streams/store/consumed_offsets.py); an offset already recorded for this tenant makes
+   the whole transaction a no-op;
+2. race re-check: a staged insert whose triple became current meanwhile (a concurrent
+   job), or is stored with the same validity, or was written by this episode before, is
+   dropped;
+3. renewal: a row of the same triple whose valid time already ended is history and stays
+   believed; the insert lands beside it (the unique backstop covers open-ended rows only);
+4. survivors are inserted (ON CONFLICT DO NOTHING on ``facts_open_unique``), each with
+   the episode's ``stated_at``, before the losers are ended, so every ended row can name
+   the row that ended it; inside one transaction the order is invisible to readers;
+5. losers end at the date the judge gave (superseded), closures at the date the user
+   gave (closed), and the cascade ends the facts anchored on an entity whose last user
+   link ended, at that link's end (streams/store/valid_ends.py: both clocks are kept);
 6. drops and the episode's ``semantic_status=done`` are recorded; commit.
-
-Bi-temporal closure. Rows are never updated in valid time in place: a closure stamps the
-live row ``invalid_at`` with reason ``closed`` and inserts a copy carrying the new
-``valid_until`` (the original's ``invalidated_by`` points at the copy). An as-of query
-before the closure still shows what was believed then (no end), after it the end.
-
-Cascade. When an ended row was a ``user`` relationship and no other live ``user``
-relationship to that entity remains (by object name or object entity id, counting the
-inserts of this transaction), the entity's own live facts (subject = the entity) end with
-reason ``cascade``: right now when a superseded loser ended the link, or closed at the
-closure's ``valid_until`` (same copy scheme) when a closure ended it, so a link that ends
-in the future takes its facts along exactly then.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from streams.events import Dropped, FactsJudged
@@ -70,13 +64,24 @@ async def write_judged(
             conn, ctx.group, ctx.topic, ctx.partition, ctx.offset, tenant=tenant
         ):
             return WriteResult(redelivered=True)
-        result = await EpisodeWriter(conn, event, now).run()
+        stated_at = event.stated_at or await _completed_at(conn, event) or now
+        result = await EpisodeWriter(conn, event, now, stated_at).run()
         await _store_drops(conn, event, [*event.dropped, *result.drops])
         # Ends the extraction claim too: the per-tenant gate lets the next episode in.
         await mark_semantic_done(
             conn, event.dataset, event.project_id, event.episode_id, event.claim_token
         )
     return result
+
+
+async def _completed_at(conn: Any, event: FactsJudged) -> datetime | None:
+    """When the episode was said, for a judged record from before ``stated_at``."""
+    value: datetime | None = await conn.fetchval(
+        "SELECT completed_at FROM episodes WHERE dataset = $1 AND project_id = $2"
+        " AND episode_id = $3",
+        event.dataset, event.project_id, event.episode_id,
+    )  # fmt: skip
+    return value
 
 
 async def _store_drops(conn: Any, event: FactsJudged, drops: Sequence[Dropped]) -> None:

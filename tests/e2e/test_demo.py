@@ -71,13 +71,17 @@ def assert_expected_facts(state: dict[str, Any]) -> None:
     assert live(state, "alice", "user works at anthropic")
     [anthropic] = rows(state, "alice", "user works at anthropic")
     assert anthropic["valid_from"].date().isoformat() == "2026-03-01"
-    [google] = rows(state, "alice", "user works at google")
+    google, copy = rows(state, "alice", "user works at google")
     assert google["invalid_reason"] == "superseded"
+    # True until Anthropic starts, by current belief (the copy carries the end).
+    assert copy["invalid_at"] is None and copy["valid_until"] == anthropic["valid_from"]
     car = rows(state, "alice", "user drives honda civic")
     assert sorted(str(f["invalid_reason"]) for f in car) == ["None", "closed"]
     assert all(f["valid_until"] is not None for f in car if f["invalid_reason"] is None)
     mileage = rows(state, "alice", "honda civic has mileage of 80000 miles")
     assert "cascade" in [f["invalid_reason"] for f in mileage]
+    (sold,) = {f["valid_until"] for f in car if f["invalid_reason"] is None}
+    assert [f["valid_until"] for f in mileage if f["invalid_reason"] is None] == [sold]
     assert not any(
         live(state, "alice", t)
         for t in ("user drives honda civic", "honda civic has mileage of 80000 miles")
@@ -95,8 +99,8 @@ def assert_expected_facts(state: dict[str, Any]) -> None:
     assert len(paraphrases) == 1
     # carol: moved; working from chennai is not contradicted; the injection never lands.
     assert live(state, "carol", "user lives in bangalore")
-    [chennai] = rows(state, "carol", "user lives in chennai")
-    assert chennai["invalid_reason"] == "superseded"
+    chennai, copy = rows(state, "carol", "user lives in chennai")
+    assert chennai["invalid_reason"] == "superseded" and copy["valid_until"] is not None
     assert live(state, "carol", "user works from chennai")
     assert not [f for f in state["facts"] if f["subject"] == "dave" or f["object"] == "paris"]
     status = {e["episode_id"]: (e["status"], e["semantic_status"]) for e in state["episodes"]}

@@ -9,6 +9,7 @@ pipeline and asserts each tenant's whole fact table.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 
 from streams.domain.graph import RawGraph
 from streams.model.fakes.book import VerdictFn, always, claim, graph, verdicts
@@ -16,6 +17,24 @@ from streams.model.fakes.scripted import hashed_vector, vector_at_similarity
 from tests.support.db import TEST_EMBEDDING_DIM
 
 DIM = TEST_EMBEDDING_DIM
+TODAY = datetime.now(UTC).date()
+
+
+def day(days_from_today: int) -> str:
+    """A date as the model writes it (YYYY-MM-DD), relative to today."""
+    return (TODAY + timedelta(days=days_from_today)).isoformat()
+
+
+def at(date: str) -> datetime:
+    """The instant a model date stands for once the guards have read it (midnight UTC)."""
+    return datetime.fromisoformat(date).replace(tzinfo=UTC)
+
+
+JOINING_DAY = day(90)  # "I'm joining Acme on March 1": a date to come
+SOLD_DAY = day(-17)  # "last week", a week before the conversation ten days ago
+RETIRING_DAY = day(30)  # "at the end of the year"
+INITECH_END = day(-6 * 365)  # "back in 2019"
+FITBOX_END = day(-30)  # "until the end of October"
 
 
 def near(text: str, similarity: float) -> list[float]:
@@ -46,7 +65,7 @@ SCENARIOS: dict[str, Scenario] = {
     ),
     "joining-acme": Scenario(
         [("ep-1", "I'm joining Acme on March 1.",
-          graph({"acme": "ORG"}, claim("user", "works at", "acme", since="2027-03-01")))],
+          graph({"acme": "ORG"}, claim("user", "works at", "acme", since=JOINING_DAY)))],
     ),
     "budgets": Scenario(
         [("ep-1", "My budget for the car is 25k.",
@@ -61,15 +80,16 @@ SCENARIOS: dict[str, Scenario] = {
                 claim("honda civic", "has mileage of", "80000 km"))),
          ("ep-2", "I sold my Honda Civic last week.",
           graph({"honda civic": "VEHICLE"},
-                claim("user", "sold", "honda civic", until="2026-11-13")))],
+                claim("user", "sold", "honda civic", until=SOLD_DAY)))],
         verdict=verdicts({("user sold honda civic", "user drives honda civic"): "old"}),
     ),
     "retiring-novablast": Scenario(
         [("ep-1", "I run in my Novablast 5.",
-          graph({"novablast 5": "PRODUCT"}, claim("user", "owns", "novablast 5"))),
+          graph({"novablast 5": "PRODUCT"}, claim("user", "owns", "novablast 5"),
+                claim("novablast 5", "has mileage of", "300 km"))),
          ("ep-2", "I'm retiring my Novablast 5 at the end of the year.",
           graph({"novablast 5": "PRODUCT"},
-                claim("user", "is retiring", "novablast 5", until="2026-12-31")))],
+                claim("user", "is retiring", "novablast 5", until=RETIRING_DAY)))],
         verdict=verdicts({("user is retiring novablast 5", "user owns novablast 5"): "old"}),
     ),
     "chennai": Scenario(
@@ -103,7 +123,7 @@ SCENARIOS: dict[str, Scenario] = {
     "historical": Scenario(
         [WORKS_AT_GOOGLE,
          ("ep-2", "Back in 2019 I worked at Initech.",
-          graph({"initech": "ORG"}, claim("user", "works at", "initech", until="2019-06-30")))],
+          graph({"initech": "ORG"}, claim("user", "works at", "initech", until=INITECH_END)))],
         verdict=DESTROYER,
     ),
     "new-verdict": Scenario(
@@ -118,7 +138,7 @@ SCENARIOS: dict[str, Scenario] = {
     ),
     "renewal": Scenario(
         [("ep-1", "I was a Fitbox member until the end of October.",
-          graph({"fitbox": "ORG"}, claim("user", "is member of", "fitbox", until="2026-10-31"))),
+          graph({"fitbox": "ORG"}, claim("user", "is member of", "fitbox", until=FITBOX_END))),
          ("ep-2", "I joined Fitbox again.",
           graph({"fitbox": "ORG"}, claim("user", "is member of", "fitbox")))],
         verdict=DESTROYER,

@@ -11,14 +11,21 @@ from __future__ import annotations
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
 import pytest
 
 from streams.events import EpisodeCompleted
 from streams.model.fakes.book import ScriptBook, TenantScript
-from tests.scenarios.seed_examples import SCENARIOS
-from tests.support.events import episode
+from tests.scenarios.seed_examples import (
+    FITBOX_END,
+    INITECH_END,
+    JOINING_DAY,
+    RETIRING_DAY,
+    SCENARIOS,
+    SOLD_DAY,
+    at,
+)
+from tests.support.events import BASE_TIME, episode
 from tests.support.fact_table import (
     Row,
     drops,
@@ -71,14 +78,18 @@ async def run(kafka_bootstrap: str, database_url: str) -> AsyncIterator[Run]:
         delete_pipeline_topics(settings)
 
 
-def day(text: str) -> datetime:
-    return datetime.fromisoformat(text).replace(tzinfo=UTC)
+def said_by(sentence: str, state: str = "expired", end: str = "superseded", **kw: object) -> dict:
+    """The fields of a believed copy whose valid time a later statement ended."""
+    return {"state": state, "end": end, "end_by": sentence, **kw}
 
 
 async def test_job_change_supersedes_the_old_job(run: Run) -> None:
+    anthropic = "user works at anthropic"
     assert await run.table("job-change") == table([
         Row("user", "works at", "anthropic", "ep-2"),
-        Row("user", "works at", "google", "ep-1", "superseded", by="user works at anthropic"),
+        Row("user", "works at", "google", "ep-1", "superseded", by=anthropic),
+        # Valid time: google ends where anthropic starts, when the user said it.
+        Row("user", "works at", "google", "ep-2", **said_by(anthropic, valid_until=BASE_TIME)),
     ])  # fmt: skip
     judged = await judge_requests(run.pipeline.pool, *run.tenants["job-change"])
     assert judged == {"ep-2": [("user works at anthropic", "user works at google")]}
@@ -86,7 +97,7 @@ async def test_job_change_supersedes_the_old_job(run: Run) -> None:
 
 async def test_joining_acme_on_march_1_is_works_at_acme_from_march_1(run: Run) -> None:
     assert await run.table("joining-acme") == [
-        Row("user", "works at", "acme", "ep-1", valid_from=day("2027-03-01")),
+        Row("user", "works at", "acme", "ep-1", valid_from=at(JOINING_DAY)),
     ]
 
 
@@ -99,22 +110,34 @@ async def test_car_and_tv_budgets_do_not_replace_each_other(run: Run) -> None:
 
 
 async def test_sold_civic_ends_drives_civic_and_by_cascade_its_mileage(run: Run) -> None:
-    sold = "user sold honda civic"
+    sold, sold_at = "user sold honda civic", at(SOLD_DAY)
+    mileage = "honda civic has mileage of 80000 km"
     assert await run.table("sold-civic") == table([
-        Row("honda civic", "has mileage of", "80000 km", "ep-1", "cascade", by=sold, kind=LIT),
+        Row("honda civic", "has mileage of", "80000 km", "ep-1", "cascade", by=mileage, kind=LIT),
+        Row("honda civic", "has mileage of", "80000 km", "ep-2", kind=LIT,
+            **said_by(sold, end="cascade", valid_until=sold_at)),
         Row("user", "drives", "honda civic", "ep-1", "superseded", by=sold),
+        # Selling ends driving at the day it was sold, and the mileage with it.
+        Row("user", "drives", "honda civic", "ep-2", **said_by(sold, valid_until=sold_at)),
         # Stored as history: its valid time ended before it was learned.
-        Row("user", "sold", "honda civic", "ep-2", "expired", valid_until=day("2026-11-13")),
+        Row("user", "sold", "honda civic", "ep-2", "expired", valid_until=sold_at),
     ])  # fmt: skip
     judged = await judge_requests(run.pipeline.pool, *run.tenants["sold-civic"])
-    assert judged == {"ep-2": [(f"{sold} (until 2026-11-13)", "user drives honda civic")]}
+    assert judged == {"ep-2": [(f"{sold} (until {SOLD_DAY})", "user drives honda civic")]}
 
 
 async def test_is_retiring_novablast_ends_owns_novablast(run: Run) -> None:
-    retiring = "user is retiring novablast 5"
+    retiring, until = "user is retiring novablast 5", at(RETIRING_DAY)
+    mileage = "novablast 5 has mileage of 300 km"
     assert await run.table("retiring-novablast") == table([
-        Row("user", "is retiring", "novablast 5", "ep-2", valid_until=day("2026-12-31")),
+        Row("novablast 5", "has mileage of", "300 km", "ep-1", "cascade", by=mileage, kind=LIT),
+        # True until the day the user named, not ended today; the shoes' facts with it.
+        Row("novablast 5", "has mileage of", "300 km", "ep-2", kind=LIT,
+            **said_by(retiring, state="live", end="cascade", valid_until=until)),
+        Row("user", "is retiring", "novablast 5", "ep-2", valid_until=until),
         Row("user", "owns", "novablast 5", "ep-1", "superseded", by=retiring),
+        Row("user", "owns", "novablast 5", "ep-2",
+            **said_by(retiring, state="live", valid_until=until)),
     ])  # fmt: skip
 
 
@@ -128,9 +151,11 @@ async def test_lives_in_and_works_from_chennai_are_not_judged(run: Run) -> None:
 
 
 async def test_works_at_vs_is_employed_by_reaches_the_judge_through_the_band(run: Run) -> None:
+    globex = "user is employed by globex"
     assert await run.table("employed-by") == table([
         Row("user", "is employed by", "globex", "ep-2"),
-        Row("user", "works at", "initech", "ep-1", "superseded", by="user is employed by globex"),
+        Row("user", "works at", "initech", "ep-1", "superseded", by=globex),
+        Row("user", "works at", "initech", "ep-2", **said_by(globex, valid_until=BASE_TIME)),
     ])  # fmt: skip
     judged = await judge_requests(run.pipeline.pool, *run.tenants["employed-by"])
     assert judged == {"ep-2": [("user is employed by globex", "user works at initech")]}
@@ -159,7 +184,7 @@ async def test_a_low_confidence_fact_is_stored_but_destroys_nothing(run: Run) ->
 async def test_a_historical_fact_is_stored_as_history(run: Run) -> None:
     assert await run.table("historical") == table([
         Row("user", "works at", "google", "ep-1"),
-        Row("user", "works at", "initech", "ep-2", "expired", valid_until=day("2019-06-30")),
+        Row("user", "works at", "initech", "ep-2", "expired", valid_until=at(INITECH_END)),
     ])  # fmt: skip
     assert await judge_requests(run.pipeline.pool, *run.tenants["historical"]) == {}
 
@@ -178,10 +203,11 @@ async def test_a_new_verdict_discards_the_candidate_and_its_old_verdicts(run: Ru
     ]
 
 
-async def test_an_expired_but_not_superseded_row_is_renewed(run: Run) -> None:
+async def test_an_expired_row_stays_history_beside_its_renewal(run: Run) -> None:
+    # The first membership stays true history (a valid-time query for October finds it);
+    # the renewed one lands beside it.
     assert await run.table("renewal") == table([
-        Row("user", "is member of", "fitbox", "ep-1", "renewed", by="user is member of fitbox",
-            valid_until=day("2026-10-31")),
+        Row("user", "is member of", "fitbox", "ep-1", "expired", valid_until=at(FITBOX_END)),
         Row("user", "is member of", "fitbox", "ep-2"),
     ])  # fmt: skip
 

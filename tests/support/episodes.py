@@ -20,7 +20,7 @@ from tests.support.stages import stage_deps
 
 __all__ = ["new_tenant"]
 
-COMPLETED_AT = datetime(2026, 2, 10, 18, 0, tzinfo=UTC)
+COMPLETED_AT = (datetime.now(UTC) - timedelta(days=1)).replace(microsecond=0)
 
 
 def episode(
@@ -30,6 +30,7 @@ def episode(
     episode_id: str | None = None,
     reprocess: bool = False,
     event_id: str | None = None,
+    completed_at: datetime = COMPLETED_AT,
 ) -> EpisodeCompleted:
     """An episode of user/assistant turns (alternating, user first) in window 1..n."""
     texts = ["I moved to Berlin last month."] if texts is None else texts
@@ -38,7 +39,7 @@ def episode(
             seq=i + 1,
             role=Role.USER if i % 2 == 0 else Role.ASSISTANT,
             content=t,
-            created_at=COMPLETED_AT - timedelta(minutes=len(texts) - i),
+            created_at=completed_at - timedelta(minutes=len(texts) - i),
         )
         for i, t in enumerate(texts)
     ]
@@ -50,7 +51,7 @@ def episode(
         session_id="s-1",
         window=Window(from_seq=1, to_seq=max(1, len(messages))),
         messages=messages,
-        completed_at=COMPLETED_AT,
+        completed_at=completed_at,
         reprocess=reprocess,
         **extra,
     )

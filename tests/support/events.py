@@ -7,7 +7,8 @@ from datetime import UTC, datetime, timedelta
 
 from streams.events import EpisodeCompleted, Message, Role, Window
 
-BASE_TIME = datetime(2026, 11, 20, 18, 0, tzinfo=UTC)
+# Ten days ago: when the test conversations took place.
+BASE_TIME = (datetime.now(UTC) - timedelta(days=10)).replace(microsecond=0)
 
 
 def episode(

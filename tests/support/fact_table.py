@@ -1,8 +1,10 @@
 """A tenant's whole fact table (live and history) in a form tests can compare.
 
 Ids and transaction times (created_at, invalid_at) are left out, so two runs, or two
-tenants fed the same episodes, compare equal when they hold the same knowledge. What a
-row's end was caused by is kept as the sentence of the row that ended it.
+tenants fed the same episodes, compare equal when they hold the same knowledge. What
+ended a row is kept as the sentence of the row that ended it: in transaction time
+(``by``, with ``state`` its reason) and in valid time (``end_by``, with ``end`` its
+reason, for the copies that carry a fact's valid end).
 """
 
 from __future__ import annotations
@@ -14,19 +16,21 @@ from typing import Any
 
 _ROWS = """
 SELECT f.subject, f.predicate, f.object, f.kind, f.confidence, f.episode_id, f.valid_from,
-       f.valid_until, f.invalid_reason,
+       f.valid_until, f.invalid_reason, f.end_reason,
        f.invalid_at IS NULL AND f.valid_until IS NOT NULL AND f.valid_until <= now() AS expired,
-       b.subject || ' ' || b.predicate || ' ' || b.object AS ended_by
-FROM facts f LEFT JOIN facts b ON b.id = f.invalidated_by
+       b.subject || ' ' || b.predicate || ' ' || b.object AS ended_by,
+       e.subject || ' ' || e.predicate || ' ' || e.object AS valid_end_by
+FROM facts f LEFT JOIN facts b ON b.id = f.invalidated_by LEFT JOIN facts e ON e.id = f.ended_by
 WHERE f.dataset = $1 AND f.project_id = $2
 """
 
 
 @dataclass(frozen=True)
 class Row:
-    """One fact row. ``state``: live, expired (past valid_until, never invalidated), or the
+    """One fact row. ``state``: live, expired (believed, past its valid_until), or the
     reason it was invalidated (superseded, closed, cascade, renewed); ``by``: the sentence of
-    the row that ended it."""
+    the row that invalidated it. ``end``: why its valid time ends when a later statement
+    ended it (superseded, closed, cascade), ``end_by``: the sentence of that statement."""
 
     subject: str
     predicate: str
@@ -38,9 +42,14 @@ class Row:
     confidence: float = 0.9
     valid_from: datetime | None = None
     valid_until: datetime | None = None
+    end: str | None = None
+    end_by: str | None = None
 
     def sort_key(self) -> tuple[str, ...]:
-        return (self.subject, self.predicate, self.object, self.episode, self.state, self.by or "")
+        return (
+            self.subject, self.predicate, self.object, self.episode, self.state, self.by or "",
+            self.end or "",
+        )  # fmt: skip
 
 
 def table(rows: list[Row]) -> list[Row]:
@@ -61,6 +70,7 @@ def _row(r: Any) -> Row:
         state=r["invalid_reason"] or ("expired" if r["expired"] else "live"),
         by=r["ended_by"], kind=r["kind"], confidence=round(float(r["confidence"]), 3),
         valid_from=r["valid_from"], valid_until=r["valid_until"],
+        end=r["end_reason"], end_by=r["valid_end_by"],
     )  # fmt: skip
 
 

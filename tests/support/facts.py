@@ -117,18 +117,20 @@ def judged(
     closures: Sequence[Closure] = (),
     dropped: Sequence[Dropped] = (),
     episode: str = "e1",
+    stated_at: datetime | None = None,
 ) -> FactsJudged:
     return FactsJudged(
         dataset=tenant[0], project_id=tenant[1], episode_id=episode, source_event_id="src",
         inserts=list(inserts), invalidations=list(invalidations), closures=list(closures),
-        dropped=list(dropped),
+        dropped=list(dropped), stated_at=stated_at,
     )  # fmt: skip
 
 
-def ends(fact_id: int, f: Fact, by: int = 0) -> Invalidation:
+def ends(fact_id: int, f: Fact, by: int = 0, until: datetime | None = None) -> Invalidation:
     return Invalidation(
-        fact_id=fact_id, subject=f.subject, predicate=f.predicate, object=f.object, by_candidate=by
-    )
+        fact_id=fact_id, subject=f.subject, predicate=f.predicate, object=f.object,
+        by_candidate=by, valid_until=until,
+    )  # fmt: skip
 
 
 def judge_answering(verdict: Callable[[str, str], str]) -> ScriptedJudge:

@@ -75,8 +75,9 @@ async def seed_episode(conn: Any, tenant: tuple[str, str], episode: str) -> None
 async def rows(conn: Any, tenant: tuple[str, str]) -> list[dict[str, Any]]:
     """Every fact row of the tenant, oldest first."""
     records = await conn.fetch(
-        "SELECT id, subject, predicate, object, valid_until, invalid_at IS NOT NULL AS ended,"
-        " invalid_reason, invalidated_by, created_at, invalid_at FROM facts"
+        "SELECT id, subject, predicate, object, valid_from, valid_until, stated_at,"
+        " invalid_at IS NOT NULL AS ended, invalid_reason, invalidated_by, created_at,"
+        " invalid_at, copy_of, ended_by, end_reason FROM facts"
         " WHERE dataset = $1 AND project_id = $2 ORDER BY id",
         *tenant,
     )

@@ -41,6 +41,8 @@ class TenantScript:
     vectors: dict[str, list[float]] = field(default_factory=dict)
     # Returns the error an embedding request fails with, or None (checked per call).
     embed_fail: Callable[[ports.EmbedInput], Exception | None] | None = None
+    # episode id -> how many of its extraction calls fail (then it answers its graph)
+    extract_failures: dict[str, int] = field(default_factory=dict)
 
 
 class ScriptBook:
@@ -80,7 +82,11 @@ class ScriptBook:
         return self._embedders[(scope.dataset, scope.project_id)]
 
     def _extract(self, request: ports.ExtractInput) -> RawGraph:
-        answer = self.script(request.scope).graphs.get(request.scope.episode_id)
+        script, episode_id = self.script(request.scope), request.scope.episode_id
+        if script.extract_failures.get(episode_id, 0) > 0:
+            script.extract_failures[episode_id] -= 1
+            raise RuntimeError(f"scripted extraction failure of {episode_id} (503)")
+        answer = script.graphs.get(episode_id)
         if answer is None:
             raise LookupError(f"no scripted graph for episode {request.scope.episode_id}")
         if isinstance(answer, Exception):

@@ -69,7 +69,8 @@ def test_trace_shows_the_path_of_a_real_episode(database_url: str, tenant: Tenan
     assert f"episode carol-2 of {tenant.dataset}:carol" in text
     assert "dropped by guard" in text and "subject_not_allowed" in text
     assert "dave" in text and "paris" in text
-    assert "facts added (1)" in text and "bangalore" in text
+    # bangalore, and the copy of chennai that carries where living in chennai ended
+    assert "facts added (2)" in text and "bangalore" in text and "valid time ends" in text
     assert "facts ended (1)" in text and "superseded" in text
     for title in ("extract · extract", "resolve · embed", "dedup · embed", "judge · judge"):
         assert title in text
@@ -88,8 +89,9 @@ def test_trace_shows_the_path_of_a_real_episode(database_url: str, tenant: Tenan
         "predicate": "lives in",
         "object": "paris",
     }.items() <= trace["drops"][0].items()
-    assert [(f["predicate"], f["object"]) for f in trace["facts_added"]] == [
-        ("lives in", "bangalore")
+    assert [(f["predicate"], f["object"], f["end_reason"]) for f in trace["facts_added"]] == [
+        ("lives in", "bangalore", None),
+        ("lives in", "chennai", "superseded"),
     ]
     assert [(f["object"], f["invalid_reason"]) for f in trace["facts_ended"]] == [
         ("chennai", "superseded")

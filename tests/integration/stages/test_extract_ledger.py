@@ -23,6 +23,9 @@ from tests.support.episodes import episode, make_deps, new_tenant
 from tests.support.stages import CTX
 from tests.support.store_rows import ledger, llm_calls
 
+# Retries in place wait milliseconds, not the model backoff of production.
+FAST_RETRIES = {"llm_backoff_base_s": 0.01, "llm_backoff_max_s": 0.02}
+
 
 def rec(offset: int) -> Any:
     """The context of the consumed record at ``offset`` (each record its own offset: a
@@ -62,24 +65,26 @@ async def test_an_empty_window_is_skipped_without_a_model_call(pool: Any) -> Non
     assert row["semantic_status"] == "skipped" and "no messages" in row["semantic_last_error"]
 
 
-async def test_a_model_failure_is_counted_and_traced_then_retried(pool: Any) -> None:
+async def test_a_model_failure_is_counted_traced_and_retried_in_place(pool: Any) -> None:
     answers: list[Any] = [RuntimeError("503 after 4 attempts"), RuntimeError("429 quota")]
+    seen: list[tuple[str, int]] = []
 
-    def flaky(_: ExtractInput) -> RawGraph:
+    async def flaky(req: ExtractInput) -> RawGraph:
+        row = await ledger(pool, ev)  # what the ledger says while the model is called
+        seen.append((row["semantic_status"], row["semantic_retry_count"]))
         if answers:
             raise answers.pop(0)
-        return lives_in("berlin")(_)
+        return lives_in("berlin")(req)
 
-    stage = create_stage(make_deps(pool, extract=flaky))
+    stage = create_stage(make_deps(pool, extract=flaky, **FAST_RETRIES))
     ev = episode(new_tenant())
-    for attempt, error in ((1, "503"), (2, "429")):
-        assert await stage.handle(ev, CTX) == []  # the record is done; the sweep retries
-        row = await ledger(pool, ev)
-        assert row["semantic_status"] == "failed" and row["semantic_retry_count"] == attempt
-        assert error in row["semantic_last_error"]
-    out = await stage.handle(ev, CTX)
+    out = await stage.handle(ev, CTX)  # two failures under the cap, retried in the call
     assert [f.triple for f in out[0].facts] == [("user", "lives in", "berlin")]  # type: ignore[attr-defined]
-    assert (await ledger(pool, ev))["semantic_status"] == "processing"
+    # The claim is kept through the retries, each failure counted.
+    assert seen == [("processing", 0), ("processing", 1), ("processing", 2)]
+    row = await ledger(pool, ev)
+    assert row["semantic_status"] == "processing" and row["semantic_retry_count"] == 2
+    assert "429" in row["semantic_last_error"]
     errors = [r for r in await llm_calls(pool, ev) if r["stage"] == "extract"]
     assert [("503" in (e or ""), "429" in (e or "")) for e in [r["error"] for r in errors]] == [
         (True, False), (False, True), (False, False),
@@ -158,18 +163,19 @@ async def test_skipped_and_failed_episodes_let_the_next_one_start_in_the_same_ca
             raise RuntimeError("503 after 4 attempts")
         return lives_in("rome")(req)
 
-    deps = make_deps(pool, extract=model)
+    deps = make_deps(pool, extract=model, **FAST_RETRIES)
     async with pool.acquire() as conn:
         for ev in (empty, failing):
             await enqueue_episode(conn, ev)
     out = await create_stage(deps).handle(good, CTX)
     assert [o.episode_id for o in out] == [good.episode_id]  # type: ignore[attr-defined]
+    # The failing episode is retried in place up to the cap (3) before the next one starts.
     assert [r.scope.episode_id for r in deps.models.extractor.requests] == [
-        failing.episode_id, good.episode_id,
+        *[failing.episode_id] * 3, good.episode_id,
     ]  # fmt: skip
     assert (await ledger(pool, empty))["semantic_status"] == "skipped"
     row = await ledger(pool, failing)
-    assert row["semantic_status"] == "failed" and row["semantic_retry_count"] == 1
+    assert row["semantic_status"] == "failed" and row["semantic_retry_count"] == 3
 
 
 class BlipGraph(BaseModel):

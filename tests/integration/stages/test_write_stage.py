@@ -20,6 +20,7 @@ from tests.support.stages import ctx
 from tests.support.store_rows import live_triples, rows, seed_episode, seed_fact, snapshot
 
 NOW = datetime.now(UTC)
+SAID = (NOW - timedelta(hours=1)).replace(microsecond=0)
 
 
 def writer(pool: Any, **settings: Any) -> Any:
@@ -37,16 +38,22 @@ async def test_supersedes_inserts_and_records_everything_in_one_go(pool: Any) ->
         [cand(fact("user", "works at", "anthropic"))],
         [ends(google, fact("user", "works at", "google"))],
         dropped=[dropped],
+        stated_at=SAID,
     )
     assert await writer(pool).handle(event, ctx(5)) == []
-    by_object = {r["object"]: r for r in await rows(pool, t)}
-    new = by_object["anthropic"]
-    assert not new["ended"]
-    assert (by_object["google"]["invalid_reason"], by_object["google"]["invalidated_by"]) == (
-        "superseded",
-        new["id"],
-    )
-    assert by_object["google"]["invalid_at"] == new["created_at"]  # one transaction time
+    by_id = {r["id"]: r for r in await rows(pool, t)}
+    old = by_id[google]
+    new = next(r for r in by_id.values() if r["object"] == "anthropic")
+    copy = next(r for r in by_id.values() if r["copy_of"] == google)
+    assert not new["ended"] and new["stated_at"] == SAID
+    # Transaction time: the open row is retired, naming its replacement.
+    assert (old["invalid_reason"], old["invalidated_by"]) == ("superseded", new["id"])
+    assert old["invalid_at"] == new["created_at"] == copy["created_at"]  # one transaction
+    # Valid time: a believed copy ends where the winner starts (when it was said).
+    assert not copy["ended"] and copy["valid_until"] == SAID
+    assert (copy["end_reason"], copy["ended_by"], copy["stated_at"]) == (
+        "superseded", new["id"], old["stated_at"],
+    )  # fmt: skip
     episode = await pool.fetchrow(
         "SELECT semantic_status, claimed_at FROM episodes WHERE dataset = $1 AND project_id = $2",
         *t,
@@ -85,7 +92,7 @@ async def test_offsets_are_kept_per_tenant(pool: Any) -> None:
     assert await live_triples(pool, a) == {("user", "likes", "coffee")}
 
 
-async def test_renewal_of_an_expired_row_lets_the_insert_land(pool: Any) -> None:
+async def test_an_expired_row_stays_history_and_the_new_row_lands_beside_it(pool: Any) -> None:
     t = new_tenant()
     expired = await seed_fact(
         pool, t, fact("user", "works at", "acme", until=NOW - timedelta(days=30))
@@ -93,7 +100,7 @@ async def test_renewal_of_an_expired_row_lets_the_insert_land(pool: Any) -> None
     await writer(pool).handle(judged(t, [cand(fact("user", "works at", "acme"))]), ctx(1))
     old, new = await rows(pool, t)
     assert old["id"] == expired
-    assert (old["invalid_reason"], old["invalidated_by"]) == ("renewed", new["id"])
+    assert not old["ended"] and old["valid_until"] == NOW - timedelta(days=30)  # still true then
     assert not new["ended"] and new["valid_until"] is None
     assert await live_triples(pool, t) == {("user", "works at", "acme")}
 
@@ -103,16 +110,23 @@ async def test_selling_the_last_link_cascades_to_the_entitys_facts(pool: Any) ->
     drives = await seed_fact(pool, t, fact("user", "drives", "honda civic"))
     mileage = await seed_fact(pool, t, fact("honda civic", "has mileage of", "80000 km", LIT))
     await seed_fact(pool, t, fact("user", "lives in", "oslo"))
-    sold = cand(fact("user", "sold", "honda civic", until=NOW - timedelta(days=1)))
-    event = judged(t, [sold], [ends(drives, fact("user", "drives", "honda civic"))])
+    yesterday = NOW - timedelta(days=1)
+    sold = cand(fact("user", "sold", "honda civic", until=yesterday))
+    event = judged(
+        t, [sold], [ends(drives, fact("user", "drives", "honda civic"), until=yesterday)]
+    )
     await writer(pool).handle(event, ctx(1))
     by_id = {r["id"]: r for r in await rows(pool, t)}
-    sold_id = max(by_id)
+    sold_id = next(i for i, r in by_id.items() if r["predicate"] == "sold")
+    copies = {r["copy_of"]: r for r in by_id.values() if r["copy_of"] is not None}
     assert by_id[drives]["invalid_reason"] == "superseded"
+    assert copies[drives]["valid_until"] == yesterday
+    # The entity's own fact ends where the user's last link to it ended, by a copy.
     assert (by_id[mileage]["invalid_reason"], by_id[mileage]["invalidated_by"]) == (
-        "cascade",
-        sold_id,
-    )
+        "cascade", copies[mileage]["id"],
+    )  # fmt: skip
+    assert (copies[mileage]["valid_until"], copies[mileage]["end_reason"]) == (yesterday, "cascade")
+    assert copies[mileage]["ended_by"] == sold_id
     assert await live_triples(pool, t) == {("user", "lives in", "oslo")}
 
 
@@ -176,7 +190,7 @@ async def test_race_recheck_drops_a_collision_committed_meanwhile(pool: Any) -> 
     concurrent = await seed_fact(pool, t, fact("user", "works at", "anthropic"))
     await writer(pool).handle(event, ctx(1))
     by_id = {r["id"]: r for r in await rows(pool, t)}
-    assert len(by_id) == 2  # nothing inserted
+    assert [r["object"] for r in by_id.values()].count("anthropic") == 1  # nothing inserted
     assert (by_id[google]["invalid_reason"], by_id[google]["invalidated_by"]) == (
         "superseded",
         concurrent,

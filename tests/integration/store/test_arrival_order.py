@@ -26,7 +26,7 @@ async def test_extraction_order_wins_over_the_summary_stage_inserts(pool: Any) -
         await episodes.upsert_episode(conn, e3)
         # Extraction sees the tenant's records in their published order.
         for ev in (e1, e2, e3):
-            assert await episodes.enqueue_episode(conn, ev) == "queued"
+            assert (await episodes.enqueue_episode(conn, ev)).status == "queued"
         started = []
         for _ in range(3):
             claimed = await episodes.claim_next(conn, *tenant, "w1", TIMEOUT)

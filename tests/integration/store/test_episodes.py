@@ -4,7 +4,9 @@ summary columns."""
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import AsyncIterator
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -36,7 +38,7 @@ async def row(pool: Any, ev: Any) -> Any:
 
 async def enqueue(pool: Any, *evs: EpisodeCompleted) -> list[str]:
     async with pool.acquire() as conn:
-        return [await episodes.enqueue_episode(conn, ev) for ev in evs]
+        return [(await episodes.enqueue_episode(conn, ev)).status for ev in evs]
 
 
 async def claim(pool: Any, tenant: tuple[str, str], worker: str = "w1") -> str | None:
@@ -159,14 +161,14 @@ async def test_a_failed_episode_at_the_cap_stays_failed_unless_reprocess(
     ev = episode(tenant)
     for attempt in range(1, 4):
         async with ledger_pool.acquire() as conn:
-            assert await episodes.enqueue_episode(conn, ev, max_retries=3) == "queued"
+            assert (await episodes.enqueue_episode(conn, ev, max_retries=3)).status == "queued"
         assert await claim(ledger_pool, tenant) == ev.episode_id
         async with ledger_pool.acquire() as conn:
             assert await episodes.mark_semantic_failed(conn, ev, "w1", f"503 #{attempt}")
     async with ledger_pool.acquire() as conn:
-        assert await episodes.enqueue_episode(conn, ev, max_retries=3) == "failed"
+        assert (await episodes.enqueue_episode(conn, ev, max_retries=3)).status == "failed"
         again = ev.model_copy(update={"reprocess": True})
-        assert await episodes.enqueue_episode(conn, again, max_retries=3) == "queued"
+        assert (await episodes.enqueue_episode(conn, again, max_retries=3)).status == "queued"
 
 
 async def test_a_claim_stays_even_for_reprocess_and_a_stale_one_is_taken_over(
@@ -269,14 +271,56 @@ async def test_skipped_and_summary_columns(ledger_pool: Any) -> None:
     assert r["semantic_status"] == "skipped" and r["last_error"] is None
 
 
-async def test_upsert_refreshes_the_transcript_and_keeps_statuses(ledger_pool: Any) -> None:
+async def test_an_older_or_equal_resend_of_a_done_episode_changes_nothing(
+    ledger_pool: Any,
+) -> None:
     tenant = new_tenant()
-    ev = episode(tenant, ["first"], episode_id="ep-fixed")
+    ev = episode(tenant, ["first", "ok", "second"], episode_id="ep-fixed")
     async with ledger_pool.acquire() as conn:
         await episodes.upsert_episode(conn, ev)
     assert (await row(ledger_pool, ev))["semantic_status"] == "pending"  # summarize's upsert
     await set_cols(ledger_pool, ev, "semantic_status = 'done', status = 'done'")
-    await enqueue(ledger_pool, episode(tenant, ["first", "ok", "second"], episode_id="ep-fixed"))
+    before = dict(await row(ledger_pool, ev))
+    for version in (ev.completed_at, ev.completed_at - timedelta(days=3)):
+        resend = episode(tenant, ["first"], episode_id="ep-fixed", completed_at=version,
+                         event_id=f"evt-{uuid.uuid4().hex[:6]}")  # fmt: skip
+        async with ledger_pool.acquire() as conn:
+            got = await episodes.enqueue_episode(conn, resend)
+            await episodes.upsert_episode(conn, resend)
+        assert got.older_resend_of(resend)
+        after = dict(await row(ledger_pool, ev))
+        assert {k: v for k, v in after.items() if k != "updated_at"} == {
+            k: v for k, v in before.items() if k != "updated_at"
+        }
+
+
+async def test_a_newer_version_replaces_the_episode_and_runs_again(ledger_pool: Any) -> None:
+    tenant = new_tenant()
+    ev = episode(tenant, ["first"], episode_id="ep-newer")
+    await enqueue(ledger_pool, ev)
+    await set_cols(ledger_pool, ev, "semantic_status = 'done', status = 'done'")
+    later = ev.completed_at + timedelta(hours=2)
+    newer = episode(tenant, ["first", "ok", "second"], episode_id="ep-newer",
+                    completed_at=later, event_id="evt-newer")  # fmt: skip
+    assert await enqueue(ledger_pool, newer) == ["queued"]
+    async with ledger_pool.acquire() as conn:
+        summary = await episodes.upsert_episode(conn, newer)
+    assert summary.status == "pending"  # summarised again too
     r = await row(ledger_pool, ev)
     assert [m["content"] for m in r["transcript"]] == ["first", "ok", "second"]
-    assert (r["semantic_status"], r["status"], r["to_seq"]) == ("done", "done", 3)
+    assert (r["completed_at"], r["event_id"], r["to_seq"]) == (newer.completed_at, "evt-newer", 3)
+
+
+async def test_a_newer_version_arriving_mid_flight_is_queued_when_the_claim_ends(
+    ledger_pool: Any,
+) -> None:
+    tenant = new_tenant()
+    ev = episode(tenant, ["first"], episode_id="ep-mid")
+    await enqueue(ledger_pool, ev)
+    assert await claim(ledger_pool, tenant) == "ep-mid"
+    newer = episode(tenant, ["first", "ok", "more"], episode_id="ep-mid",
+                    completed_at=ev.completed_at + timedelta(hours=1))  # fmt: skip
+    assert await enqueue(ledger_pool, newer) == ["processing"]  # the claim stays
+    await done(ledger_pool, ev)  # the writer ends the claim of the older version
+    assert (await row(ledger_pool, ev))["semantic_status"] == "queued"
+    assert await released(ledger_pool, tenant) == "ep-mid"

@@ -10,7 +10,7 @@ from streams.events import Candidate, DropStage, Fact, FactKind, Verdict
 from streams.model.fakes.scripted import hashed_vector, vector_at_similarity
 from streams.settings import Settings
 
-NOW = datetime(2026, 3, 1, tzinfo=UTC)
+NOW = datetime.now(UTC)
 S = Settings()
 DIM = 16
 
@@ -120,7 +120,7 @@ def test_one_batch_numbers_every_pair() -> None:
 def test_old_verdict_invalidates_with_the_insert_index() -> None:
     candidates = [cand("user", "works at", "anthropic")]
     pairs = pairs_of(candidates, [live(1, "user", "works at", "google")])
-    judged = apply_verdicts(candidates, pairs, {0: Verdict.OLD})
+    judged = apply_verdicts(candidates, pairs, {0: Verdict.OLD}, stated_at=NOW)
     assert judged.inserts == candidates
     assert [(i.fact_id, i.object, i.by_candidate) for i in judged.invalidations] == [
         (1, "google", 0)
@@ -130,7 +130,7 @@ def test_old_verdict_invalidates_with_the_insert_index() -> None:
 def test_missing_verdicts_mean_neither() -> None:
     candidates = [cand("user", "works at", "anthropic")]
     pairs = pairs_of(candidates, [live(1, "user", "works at", "google")])
-    judged = apply_verdicts(candidates, pairs, {})
+    judged = apply_verdicts(candidates, pairs, {}, stated_at=NOW)
     assert judged.inserts == candidates and judged.invalidations == [] and judged.dropped == []
 
 
@@ -150,7 +150,7 @@ def test_new_discards_the_candidate_and_its_old_verdicts() -> None:
         pair_id[(0, 2)]: Verdict.OLD,
         pair_id[(1, 3)]: Verdict.OLD,
     }
-    judged = apply_verdicts(candidates, pairs, verdicts)
+    judged = apply_verdicts(candidates, pairs, verdicts, stated_at=NOW)
     assert [c.fact.object for c in judged.inserts] == ["jazz"]
     assert [(i.fact_id, i.by_candidate) for i in judged.invalidations] == [(3, 0)]
     assert [(d.stage, d.reason, d.object) for d in judged.dropped] == [
@@ -163,12 +163,12 @@ def test_new_and_old_from_the_same_candidate_ends_nothing() -> None:
     candidates = [cand("user", "works at", "anthropic")]
     facts = [live(1, "user", "works at", "google"), live(2, "user", "works at", "acme")]
     pairs = pairs_of(candidates, facts)
-    judged = apply_verdicts(candidates, pairs, {0: Verdict.OLD, 1: Verdict.NEW})
+    judged = apply_verdicts(candidates, pairs, {0: Verdict.OLD, 1: Verdict.NEW}, stated_at=NOW)
     assert judged.inserts == [] and judged.invalidations == []
 
 
 def test_a_fact_is_ended_once_by_the_first_candidate() -> None:
     candidates = [cand("user", "works at", "anthropic"), cand("user", "works at", "openai")]
     pairs = pairs_of(candidates, [live(1, "user", "works at", "google")])
-    judged = apply_verdicts(candidates, pairs, {0: Verdict.OLD, 1: Verdict.OLD})
+    judged = apply_verdicts(candidates, pairs, {0: Verdict.OLD, 1: Verdict.OLD}, stated_at=NOW)
     assert [(i.fact_id, i.by_candidate) for i in judged.invalidations] == [(1, 0)]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from streams.domain import dedup as dl
 from streams.domain.facts import LiveFact
@@ -13,7 +13,8 @@ from tests.support.facts import lit
 DIM = 16
 T = 0.95
 B = 0.80
-MAY = datetime(2026, 5, 1, tzinfo=UTC)
+NOW = datetime.now(UTC)
+MAY = (NOW - timedelta(days=30)).replace(microsecond=0)
 
 
 def live(
@@ -41,8 +42,8 @@ def test_exact_pass_drops_live_and_in_batch_repeats_and_keeps_new() -> None:
         lit("user", "likes", "tea"),
         lit("user", "likes", "tea"),
     ]
-    known = {("user", "lives in", "chennai"): live(4, "user", "lives in", "chennai")}
-    out = dl.exact_pass(facts, known)
+    known = {("user", "lives in", "chennai"): [live(4, "user", "lives in", "chennai")]}
+    out = dl.exact_pass(facts, known, stated_at=NOW, now=NOW)
     assert [f.triple for f in out.survivors] == [("user", "likes", "tea")]
     assert [(d.stage, d.reason, d.object) for d in out.dropped] == [
         (DropStage.DEDUP, "exact_duplicate", "chennai"),
@@ -54,17 +55,17 @@ def test_exact_pass_drops_live_and_in_batch_repeats_and_keeps_new() -> None:
 
 def test_exact_match_with_valid_until_is_a_closure_not_a_drop() -> None:
     facts = [lit("user", "drives", "honda civic", until=MAY)]
-    known = {("user", "drives", "honda civic"): live(9, "user", "drives", "honda civic")}
-    out = dl.exact_pass(facts, known)
+    known = {("user", "drives", "honda civic"): [live(9, "user", "drives", "honda civic")]}
+    out = dl.exact_pass(facts, known, stated_at=NOW, now=NOW)
     assert out.dropped == [] and out.survivors == []
     assert [(c.fact_id, c.object, c.valid_until) for c in out.closures] == [(9, "honda civic", MAY)]
 
 
 def test_a_closure_already_recorded_is_a_plain_duplicate() -> None:
-    naive_may = datetime(2026, 5, 1)  # same instant, taken as UTC
+    naive_may = MAY.replace(tzinfo=None)  # same instant, taken as UTC
     facts = [lit("user", "drives", "honda civic", until=naive_may)]
-    known = {("user", "drives", "honda civic"): live(9, "user", "drives", "honda civic", MAY)}
-    out = dl.exact_pass(facts, known)
+    known = {("user", "drives", "honda civic"): [live(9, "user", "drives", "honda civic", MAY)]}
+    out = dl.exact_pass(facts, known, stated_at=NOW, now=NOW)
     assert out.closures == [] and [d.reason for d in out.dropped] == ["exact_duplicate"]
 
 

@@ -1,0 +1,63 @@
+"""The three clocks of a fact, as pure rules (DESIGN "Time: three clocks per fact").
+
+- stated_at: when the user said it (the episode's completed_at: event time);
+- valid time, valid_from / valid_until: when it is true in the user's world;
+- transaction time, created_at / invalid_at: when the store believed it.
+
+A fact without a valid_from is taken as true from when it was said. A believed fact is
+*current* while its valid time has not ended (a future start included: "joining Acme on
+March 1" is believed now and current, though not yet true); *live* means true now.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from streams.domain.facts import instant
+
+
+def effective_start(valid_from: datetime | None, stated_at: datetime) -> datetime:
+    """When a fact starts being true: its valid_from, else when it was said."""
+    return instant(valid_from) or stated_at
+
+
+def is_current(valid_until: datetime | None, now: datetime) -> bool:
+    """A believed fact whose valid time has not ended (it may not have started yet)."""
+    end = instant(valid_until)
+    return end is None or end > now
+
+
+def valid_at(
+    valid_from: datetime | None, valid_until: datetime | None, stated_at: datetime, at: datetime
+) -> bool:
+    """True in the user's world at ``at``: started by then and not yet ended."""
+    end = instant(valid_until)
+    return effective_start(valid_from, stated_at) <= at and (end is None or end > at)
+
+
+def supersession_end(
+    winner_valid_from: datetime | None,
+    winner_valid_until: datetime | None,
+    winner_stated_at: datetime,
+    *,
+    ends_same_object: bool,
+) -> datetime:
+    """Where a superseded fact's valid time ends: at the winner's start (its valid_from,
+    else when it was said); for a winner that ends the same object ("retiring my
+    Novablast 5 at the end of the year" against "owns novablast 5"), at its validUntil."""
+    if ends_same_object and winner_valid_until is not None:
+        return instant(winner_valid_until) or winner_stated_at
+    return effective_start(winner_valid_from, winner_stated_at)
+
+
+def stated_after(stated_at: datetime | None, reference: datetime) -> bool:
+    """Whether a fact was said after ``reference`` (unknown: not after). A statement never
+    supersedes, closes or cascades a fact said later than itself."""
+    said = instant(stated_at)
+    return said is not None and said > reference
+
+
+def earliest(*moments: datetime | None) -> datetime | None:
+    """The earliest of the given times that are known (None when none is)."""
+    known = [m for m in (instant(x) for x in moments) if m is not None]
+    return min(known) if known else None

@@ -1,0 +1,147 @@
+"""Ending facts in valid time without editing them: a copy carries the end, the row retires.
+
+A row is never changed in valid time in place. To end a believed fact at a date, its row
+is ended in transaction time (``invalid_at``, with the reason) and a copy is inserted
+with ``valid_until`` at that date, ``copy_of`` naming the row it continues, and
+``end_reason`` / ``ended_by`` saying why and by which row its valid time ends. A query
+as of before the change sees the row open; after it, the copy with its end. A copy whose
+end has already passed is history, searched by no one as live: it carries no embedding
+(the row it continues keeps one), so it costs no vector-index insert.
+
+The cascade (seed "Step 3" and "Step 5"): when the user's last link to an entity ends,
+the facts anchored on that entity end at the same date, unless they were said after the
+statement that ended the link (a statement never ends a fact said later).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+from streams.events import USER_ENTITY, FactKind
+
+EndReason = Literal["superseded", "closed", "cascade"]
+
+_TENANT = "dataset = $1 AND project_id = $2"
+COLUMNS = (
+    "dataset, project_id, subject, predicate, object, kind, subject_entity_id,"
+    " object_entity_id, confidence, source_quote, episode_id, embedding, valid_from,"
+    " valid_until, created_at, stated_at, copy_of, ended_by, end_reason"
+)
+# $1 dataset, $2 project, $3 the transaction's clock, $4 ids, $5 end dates, $6 the rows
+# that ended them, $7 the reason, $8 the writing episode, $9 keep an earlier end.
+_END_ROWS = f"""
+WITH l AS (SELECT * FROM unnest($4::bigint[], $5::timestamptz[], $6::bigint[]) AS l(id, until, by)),
+ended AS (
+    UPDATE facts f SET invalid_at = $3, invalid_reason = $7,
+        invalidated_by = CASE WHEN $7 = 'superseded' THEN l.by END
+    FROM l WHERE f.id = l.id AND f.{_TENANT.replace(" AND ", " AND f.")} AND f.invalid_at IS NULL
+    RETURNING f.*, CASE WHEN $9 THEN LEAST(f.valid_until, l.until) ELSE l.until END AS new_until,
+        l.by AS new_by
+)
+INSERT INTO facts ({COLUMNS})
+SELECT dataset, project_id, subject, predicate, object, kind, subject_entity_id,
+    object_entity_id, confidence, source_quote, $8,
+    CASE WHEN new_until > $3 THEN embedding END, valid_from, new_until, $3, stated_at, id,
+    new_by, $7
+FROM ended ORDER BY id
+RETURNING id, copy_of, subject, object, kind, object_entity_id, valid_until
+"""
+
+
+@dataclass(frozen=True)
+class EndedLink:
+    """A user->entity relationship whose valid time this transaction ended."""
+
+    name: str
+    entity_id: int | None
+    until: datetime
+    by: int | None  # the row that ended it: the winner, or the closure's copy
+
+
+async def end_rows(
+    conn: Any,
+    tenant: tuple[str, str, datetime],
+    episode_id: str,
+    ends: Sequence[tuple[int, datetime, int | None]],
+    reason: EndReason,
+    *,
+    keep_earlier_end: bool,
+) -> list[Any]:
+    """End each (row id, date, ended by) at its date; returns the copies inserted (a row
+    already ended in transaction time, by a concurrent job or above, is left alone)."""
+    if not ends:
+        return []
+    copies: list[Any] = await conn.fetch(
+        _END_ROWS,
+        *tenant,
+        [e[0] for e in ends],
+        [e[1] for e in ends],
+        [e[2] for e in ends],
+        reason,
+        episode_id,
+        keep_earlier_end,
+    )
+    if reason != "superseded":  # the retired row names its copy, as a closure always did
+        await conn.execute(
+            "UPDATE facts SET invalidated_by = c.copy FROM unnest($1::bigint[], $2::bigint[])"
+            " AS c(original, copy) WHERE facts.id = c.original",
+            [c["copy_of"] for c in copies],
+            [c["id"] for c in copies],
+        )
+    return copies
+
+
+def user_links(copies: Sequence[Any], by: dict[int, int | None]) -> list[EndedLink]:
+    """The copies that are the user's relationships to an entity: links whose end may
+    cascade. ``by`` maps each copied row to what ended it (None: its copy)."""
+    return [
+        EndedLink(
+            c["object"], c["object_entity_id"], c["valid_until"], by.get(c["copy_of"], c["id"])
+        )
+        for c in copies
+        if c["subject"] == USER_ENTITY and c["kind"] == FactKind.RELATIONSHIP.value
+    ]
+
+
+_REMAINING = (
+    f"SELECT count(*) FROM facts WHERE {_TENANT} AND invalid_at IS NULL AND subject = 'user'"
+    " AND kind = 'relationship' AND (object = $3 OR object_entity_id = $4)"
+    " AND (valid_until IS NULL OR valid_until > $5)"
+)
+_ANCHORED = (
+    f"SELECT id FROM facts WHERE {_TENANT} AND invalid_at IS NULL AND subject <> 'user'"
+    " AND (subject = $3 OR subject_entity_id = $4) AND (valid_until IS NULL OR valid_until > $5)"
+    " AND stated_at <= $6 ORDER BY id"
+)
+
+
+async def cascade(
+    conn: Any,
+    tenant: tuple[str, str, datetime],
+    episode_id: str,
+    links: Sequence[EndedLink],
+    stated_at: datetime,
+) -> int:
+    """End the facts anchored on every entity whose last user link ended here, at the
+    link's end; returns how many ended. ``stated_at``: when the ending was said."""
+    by_entity: dict[str, list[EndedLink]] = {}
+    for link in links:
+        by_entity.setdefault(link.name, []).append(link)
+    ended = 0
+    for name, group in by_entity.items():
+        entity_id = next((x.entity_id for x in group if x.entity_id is not None), None)
+        last = max(group, key=lambda x: x.until)
+        # A link still valid after this one ends keeps the entity in the user's world.
+        if await conn.fetchval(_REMAINING, tenant[0], tenant[1], name, entity_id, last.until):
+            continue
+        anchored = await conn.fetch(
+            _ANCHORED, tenant[0], tenant[1], name, entity_id, last.until, stated_at
+        )
+        ends = [(r["id"], last.until, last.by) for r in anchored]
+        ended += len(
+            await end_rows(conn, tenant, episode_id, ends, "cascade", keep_earlier_end=True)
+        )
+    return ended

@@ -1,0 +1,242 @@
+"""Memory that is right in time, end to end (DESIGN "Time: three clocks per fact").
+
+Real broker, real Postgres, all six stages, scripted model; every case is its own tenant
+and every date is relative to now. Each test asserts the whole fact table (both clocks:
+what retired a row in transaction time, and where and why its valid time ends) and asks
+the store what was true at dates before, between and after the changes.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from streams.domain.graph import RawGraph
+from streams.events import EpisodeCompleted
+from streams.model.fakes.book import ScriptBook, TenantScript, always, claim, graph
+from streams.store.facts_query import facts_at
+from tests.support.events import episode
+from tests.support.fact_table import Row, fact_table, model_calls, table
+from tests.support.pipeline import Pipeline, delete_pipeline_topics, pipeline_settings
+
+NOW = datetime.now(UTC).replace(microsecond=0)
+
+
+def ago(days: float) -> datetime:
+    return NOW - timedelta(days=days)
+
+
+def date_in(days: int) -> str:
+    """A date as the model writes it, ``days`` from today."""
+    return (NOW.date() + timedelta(days=days)).isoformat()
+
+
+def midnight(date: str) -> datetime:
+    return datetime.fromisoformat(date).replace(tzinfo=UTC)
+
+
+GOOGLE = graph({"google": "ORG"}, claim("user", "works at", "google"))
+ANTHROPIC = graph({"anthropic": "ORG"}, claim("user", "works at", "anthropic"))
+JOIN_ACME = date_in(20)
+ANTHROPIC_SINCE = date_in(-30)
+SELL_CIVIC = date_in(14)
+CIVIC = graph(
+    {"honda civic": "VEHICLE"},
+    claim("user", "drives", "honda civic"),
+    claim("honda civic", "has mileage of", "80000 km"),
+)
+
+
+@dataclass
+class Case:
+    episodes: list[tuple[str, datetime, RawGraph]]  # (episode id, when said, what is extracted)
+    failures: dict[str, int] | None = None  # extraction failures per episode, then success
+
+
+# fmt: off
+CASES: dict[str, Case] = {
+    # "I'm joining Acme in 20 days", said after "I work at Google".
+    "future-start": Case([
+        ("ep-1", ago(10), GOOGLE),
+        ("ep-2", ago(5), graph({"acme": "ORG"},
+                               claim("user", "works at", "acme", since=JOIN_ACME))),
+    ]),
+    # "I've been at Anthropic for a month": the change is backdated.
+    "past-start": Case([
+        ("ep-1", ago(60), GOOGLE),
+        ("ep-2", ago(5), graph({"anthropic": "ORG"},
+                               claim("user", "works at", "anthropic", since=ANTHROPIC_SINCE))),
+    ]),
+    # "I'm selling my Civic in two weeks": the fact and what hangs on it end then.
+    "future-closure": Case([
+        ("ep-1", ago(10), CIVIC),
+        ("ep-2", ago(5), graph({"honda civic": "VEHICLE"},
+                               claim("user", "drives", "honda civic", until=SELL_CIVIC))),
+    ]),
+    # The same two statements, in the order they were said, and the older one late.
+    "in-order": Case([("ep-old", ago(20), GOOGLE), ("ep-new", ago(5), ANTHROPIC)]),
+    "late-older": Case([("ep-new", ago(5), ANTHROPIC), ("ep-old", ago(20), GOOGLE)]),
+    # Moves, the first extraction failing once: the second episode must not overtake it.
+    "retried": Case(
+        [("ep-1", ago(9), graph({"oslo": "PLACE"}, claim("user", "lives in", "oslo"))),
+         ("ep-2", ago(8), graph({"rome": "PLACE"}, claim("user", "lives in", "rome")))],
+        failures={"ep-1": 1},
+    ),
+    "no-failure": Case(
+        [("ep-1", ago(9), graph({"oslo": "PLACE"}, claim("user", "lives in", "oslo"))),
+         ("ep-2", ago(8), graph({"rome": "PLACE"}, claim("user", "lives in", "rome")))],
+    ),
+}
+# fmt: on
+
+
+@dataclass
+class Run:
+    pipeline: Pipeline
+    tenants: dict[str, tuple[str, str]]
+    events: dict[str, list[EpisodeCompleted]]
+    book: ScriptBook
+
+    async def table(self, name: str) -> list[Row]:
+        await self.pipeline.wait_done(self.events[name], timeout=90)
+        return await fact_table(self.pipeline.pool, *self.tenants[name])
+
+    async def true_at(self, name: str, when: datetime, as_of: datetime | None = None) -> list[str]:
+        rows = await facts_at(self.pipeline.pool, *self.tenants[name], valid_at=when, as_of=as_of)
+        return [" ".join(r.triple) for r in rows]
+
+
+@pytest.fixture(scope="module")
+async def run(kafka_bootstrap: str, database_url: str) -> AsyncIterator[Run]:
+    settings = await pipeline_settings(kafka_bootstrap, database_url, llm_backoff_base_s=0.05)
+    book = ScriptBook(settings.embedding_dim)
+    tenants: dict[str, tuple[str, str]] = {}
+    events: dict[str, list[EpisodeCompleted]] = {}
+    for name, case in CASES.items():
+        tenant = (f"{name}-{uuid.uuid4().hex[:6]}", "p1")
+        tenants[name] = tenant
+        book.add(*tenant, TenantScript(
+            graphs={ep: g for ep, _, g in case.episodes}, verdict=always("old"),
+            extract_failures=dict(case.failures or {}),
+        ))  # fmt: skip
+        events[name] = [episode(*tenant, ep, f"said {ep}", completed_at=when)
+                        for ep, when, _ in case.episodes]  # fmt: skip
+    pipeline = Pipeline(settings, book.models())
+    try:
+        async with pipeline:
+            for name, evs in events.items():
+                if name == "late-older":  # the newer statement is written before the older
+                    await pipeline.publish(evs[0])
+                    await pipeline.wait_done(evs[:1], timeout=60)
+                    await pipeline.publish(evs[1])
+                else:
+                    await pipeline.publish(*evs)  # back to back, in the order said
+            yield Run(pipeline, tenants, events, book)
+    finally:
+        delete_pipeline_topics(settings)
+
+
+async def test_a_future_start_supersedes_at_its_date(run: Run) -> None:
+    acme, starts = "user works at acme", midnight(JOIN_ACME)
+    assert await run.table("future-start") == table([
+        Row("user", "works at", "acme", "ep-2", valid_from=starts),
+        Row("user", "works at", "google", "ep-1", "superseded", by=acme),
+        # Believed now, true until Acme starts: still the current employer today.
+        Row("user", "works at", "google", "ep-2", valid_until=starts, end="superseded",
+            end_by=acme),
+    ])  # fmt: skip
+    assert await run.true_at("future-start", NOW) == ["user works at google"]
+    assert await run.true_at("future-start", starts - timedelta(hours=1)) == [
+        "user works at google"
+    ]
+    assert await run.true_at("future-start", starts + timedelta(days=1)) == [acme]
+
+
+async def test_a_past_start_backdates_the_change(run: Run) -> None:
+    anthropic, since = "user works at anthropic", midnight(ANTHROPIC_SINCE)
+    assert await run.table("past-start") == table([
+        Row("user", "works at", "anthropic", "ep-2", valid_from=since),
+        Row("user", "works at", "google", "ep-1", "superseded", by=anthropic),
+        Row("user", "works at", "google", "ep-2", "expired", valid_until=since, end="superseded",
+            end_by=anthropic),
+    ])  # fmt: skip
+    assert await run.true_at("past-start", ago(90)) == []  # before google was ever said
+    assert await run.true_at("past-start", ago(45)) == ["user works at google"]
+    assert await run.true_at("past-start", ago(10)) == [anthropic]
+    # What the store believed before the change was written: google, open-ended.
+    first_write = await run.pipeline.pool.fetchval(
+        "SELECT min(created_at) FROM facts WHERE dataset = $1", run.tenants["past-start"][0]
+    )
+    assert await run.true_at("past-start", ago(10), as_of=first_write) == ["user works at google"]
+
+
+async def test_a_future_closure_ends_the_fact_and_its_anchored_facts_at_its_date(
+    run: Run,
+) -> None:
+    until, mileage = midnight(SELL_CIVIC), "honda civic has mileage of 80000 km"
+    drives = "user drives honda civic"
+    assert await run.table("future-closure") == table([
+        Row("honda civic", "has mileage of", "80000 km", "ep-1", "cascade", by=mileage,
+            kind="literal"),
+        Row("honda civic", "has mileage of", "80000 km", "ep-2", kind="literal",
+            valid_until=until, end="cascade", end_by=f"{drives}"),
+        Row("user", "drives", "honda civic", "ep-1", "closed", by=drives),
+        Row("user", "drives", "honda civic", "ep-2", valid_until=until, end="closed"),
+    ])  # fmt: skip
+    both = [mileage, drives]
+    assert await run.true_at("future-closure", NOW) == both  # not before its date
+    assert await run.true_at("future-closure", until - timedelta(hours=1)) == both
+    assert await run.true_at("future-closure", until + timedelta(hours=1)) == []
+
+
+async def test_a_late_older_episode_never_supersedes_a_newer_fact(run: Run) -> None:
+    anthropic = "user works at anthropic"
+    # The judge answers `old` for the pair either way; the older statement is history.
+    assert await run.table("late-older") == table([
+        Row("user", "works at", "anthropic", "ep-new"),
+        Row("user", "works at", "google", "ep-old", "expired", valid_until=ago(5),
+            end="superseded", end_by=anthropic),
+    ])  # fmt: skip
+    assert (await model_calls(run.pipeline.pool, *run.tenants["late-older"]))[
+        ("ep-old", "judge", "judge")
+    ] == 1
+    # Valid time by current belief equals processing in the order said.
+    for when in (ago(30), ago(10), ago(1)):
+        assert await run.true_at("late-older", when) == await run.true_at("in-order", when), when
+    assert await run.true_at("late-older", ago(10)) == ["user works at google"]
+    assert await run.true_at("late-older", ago(1)) == [anthropic]
+
+
+async def test_a_failed_then_retried_extraction_converges_to_the_in_order_table(
+    run: Run,
+) -> None:
+    assert await run.table("retried") == await run.table("no-failure")
+    calls = await model_calls(run.pipeline.pool, *run.tenants["retried"])
+    assert calls[("ep-1", "extract", "extract")] == 2  # failed once, retried in place
+    assert await run.true_at("retried", NOW) == ["user lives in rome"]
+    assert await run.true_at("retried", ago(8.5)) == ["user lives in oslo"]
+
+
+async def test_an_older_resend_of_a_done_episode_changes_nothing(run: Run) -> None:
+    name, tenant = "in-order", run.tenants["in-order"]
+    before = await run.table(name)
+    ledger = await run.pipeline.pool.fetchrow(
+        "SELECT transcript, completed_at, event_id FROM episodes WHERE dataset = $1"
+        " AND episode_id = 'ep-new'", tenant[0],
+    )  # fmt: skip
+    older = episode(*tenant, "ep-new", "an older draft of the conversation",
+                    completed_at=ago(6))  # fmt: skip
+    await run.pipeline.publish(older)
+    await run.pipeline.wait_done([older], timeout=60)
+    assert await fact_table(run.pipeline.pool, *tenant) == before
+    after = await run.pipeline.pool.fetchrow(
+        "SELECT transcript, completed_at, event_id FROM episodes WHERE dataset = $1"
+        " AND episode_id = 'ep-new'", tenant[0],
+    )  # fmt: skip
+    assert dict(after) == dict(ledger)
+    calls = await model_calls(run.pipeline.pool, *tenant)
+    assert calls[("ep-new", "extract", "extract")] == 1  # not extracted again

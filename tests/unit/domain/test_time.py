@@ -1,0 +1,105 @@
+"""The time rules as pure functions: starts, ends, event-time order (streams/domain/time.py),
+and what they do to judging and dedup."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from streams.domain import dedup
+from streams.domain.contradictions import Pair, PairRule, apply_verdicts
+from streams.domain.facts import LiveFact
+from streams.domain.time import (
+    earliest,
+    effective_start,
+    is_current,
+    stated_after,
+    supersession_end,
+    valid_at,
+)
+from streams.events import Candidate, Verdict
+from tests.support.facts import fact
+
+NOW = datetime.now(UTC).replace(microsecond=0)
+DAY = timedelta(days=1)
+
+
+def test_a_fact_without_a_start_is_true_from_when_it_was_said() -> None:
+    assert effective_start(None, NOW - DAY) == NOW - DAY
+    assert effective_start(NOW - 30 * DAY, NOW - DAY) == NOW - 30 * DAY
+    naive = (NOW - 2 * DAY).replace(tzinfo=None)  # taken as UTC, as asyncpg stores it
+    assert effective_start(naive, NOW) == NOW - 2 * DAY
+
+
+def test_valid_at_is_start_inclusive_end_exclusive() -> None:
+    said, until = NOW - 10 * DAY, NOW + 5 * DAY
+    assert not valid_at(None, until, said, said - timedelta(seconds=1))
+    assert valid_at(None, until, said, said)
+    assert valid_at(None, until, said, until - timedelta(seconds=1))
+    assert not valid_at(None, until, said, until)
+    assert valid_at(None, None, said, NOW + 1000 * DAY)
+    starts = NOW + 20 * DAY  # believed now, not yet true
+    assert not valid_at(starts, None, said, NOW) and valid_at(starts, None, said, starts)
+
+
+def test_current_means_not_yet_ended_whatever_the_start() -> None:
+    assert is_current(None, NOW)
+    assert is_current(NOW + DAY, NOW)
+    assert not is_current(NOW, NOW) and not is_current(NOW - DAY, NOW)
+
+
+def test_a_loser_ends_where_the_winner_starts_or_at_an_ending_winners_until() -> None:
+    said = NOW - DAY
+    assert supersession_end(None, None, said, ends_same_object=False) == said
+    assert supersession_end(NOW + 20 * DAY, None, said, ends_same_object=False) == NOW + 20 * DAY
+    assert supersession_end(NOW - 30 * DAY, None, said, ends_same_object=False) == NOW - 30 * DAY
+    # "retiring my novablast at the end of the year" ends owning it then.
+    assert supersession_end(None, NOW + 30 * DAY, said, ends_same_object=True) == NOW + 30 * DAY
+    assert supersession_end(None, NOW + 30 * DAY, said, ends_same_object=False) == said
+
+
+def test_stated_after_and_earliest() -> None:
+    assert stated_after(NOW, NOW - DAY) and not stated_after(NOW - DAY, NOW)
+    assert not stated_after(NOW, NOW) and not stated_after(None, NOW)
+    assert earliest(None, NOW, NOW - DAY) == NOW - DAY and earliest(None, None) is None
+
+
+def _pair(candidate: int, existing: LiveFact, rule: PairRule = PairRule.SAME_PREDICATE) -> Pair:
+    return Pair(pair_id=0, candidate=candidate, existing=existing, rule=rule)
+
+
+def test_an_old_verdict_for_a_newer_fact_keeps_it_and_stores_the_candidate_as_history() -> None:
+    newer = LiveFact(7, "user", "works at", "anthropic", stated_at=NOW - 5 * DAY)
+    google = Candidate(fact=fact("user", "works at", "google"), embedding=[1.0])
+    judged = apply_verdicts([google], [_pair(0, newer)], {0: Verdict.OLD}, stated_at=NOW - 20 * DAY)
+    assert judged.invalidations == []
+    (history,) = judged.inserts
+    assert (history.fact.valid_until, history.ended_by) == (NOW - 5 * DAY, 7)
+
+
+def test_an_old_verdict_ends_an_older_fact_at_the_candidates_start() -> None:
+    older = LiveFact(3, "user", "works at", "google", stated_at=NOW - 40 * DAY)
+    acme = Candidate(fact=fact("user", "works at", "acme", since=NOW + 20 * DAY), embedding=[1.0])
+    judged = apply_verdicts([acme], [_pair(0, older)], {0: Verdict.OLD}, stated_at=NOW)
+    (ends,) = judged.invalidations
+    assert (ends.fact_id, ends.valid_until) == (3, NOW + 20 * DAY)
+    assert judged.inserts == [acme]  # inserted as said
+
+
+def test_a_closure_never_ends_a_row_said_later_than_itself() -> None:
+    row = LiveFact(5, "user", "drives", "honda civic", stated_at=NOW - DAY)
+    sold = fact("user", "drives", "honda civic", until=NOW - 10 * DAY)
+    believed = {sold.triple: [row]}
+    late = dedup.exact_pass([sold], believed, stated_at=NOW - 20 * DAY, now=NOW)
+    assert late.closures == [] and late.survivors == [sold]  # goes on, as history
+    timely = dedup.exact_pass([sold], believed, stated_at=NOW, now=NOW)
+    assert [c.fact_id for c in timely.closures] == [5]
+
+
+def test_a_row_that_already_ended_is_history_and_does_not_swallow_a_renewal() -> None:
+    ended = LiveFact(2, "user", "is member of", "fitbox", valid_until=NOW - 30 * DAY)
+    again = fact("user", "is member of", "fitbox")
+    repeat = fact("user", "is member of", "fitbox", until=NOW - 30 * DAY)
+    out = dedup.exact_pass([again], {again.triple: [ended]}, stated_at=NOW, now=NOW)
+    assert out.survivors == [again] and out.closures == []
+    out = dedup.exact_pass([repeat], {repeat.triple: [ended]}, stated_at=NOW, now=NOW)
+    assert [d.reason for d in out.dropped] == ["exact_duplicate"]  # the same history twice
