@@ -74,9 +74,7 @@ async def _load_one(conn: Any, ledger: dict[str, Any]) -> EpisodeTrace:
         for r in await conn.fetch(
             "SELECT id, subject, predicate, object, kind, confidence, stated_at, valid_from,"
             " valid_until, invalid_at, invalid_reason, copy_of, end_reason, ended_by"
-            " FROM facts WHERE episode_id = $1"
-            + _TENANT
-            + " ORDER BY id",
+            " FROM facts WHERE episode_id = $1" + _TENANT + " ORDER BY id",
             *key,
         )
     ]
