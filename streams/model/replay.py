@@ -1,8 +1,12 @@
 """Record and replay model calls through a JSONL cassette.
 
 Recording wraps any Models and appends one line per call:
-``{key, kind, scope, input, output, error}``. Replay answers from the cassette, with no
-network, deterministically.
+``{key, kind, scope, input, output, error}``, plus ``response_text`` (the reply text
+exactly as the provider received it) when the provider recorded one. Replay answers from
+the cassette, with no network, deterministically: from ``response_text`` parsed with
+today's response model when the entry has it (so a replay sees what the live provider
+would make of that reply), else from ``output`` (cassettes of scripted models, and
+those written before ``response_text`` existed, such as the bundled demo cassette).
 
 The key is call kind + dataset + project + episode + sha256 of the canonical JSON of the
 call's INPUT DATA (the request model without its scope, sorted keys), never of the
@@ -37,6 +41,7 @@ from streams.model.ports import (
     Models,
     SummarizeInput,
     SummaryOutput,
+    reply_record,
 )
 
 REPLAY_MODEL = "replay"
@@ -63,6 +68,13 @@ def replay_key(kind: CallKind, request: AnyRequest) -> str:
 
 def _output_json(value: Any) -> Any:
     return value.model_dump(mode="json") if isinstance(value, BaseModel) else value
+
+
+def reply_text(calls: list[CallRecord]) -> str | None:
+    """The reply text of the provider's last call, when its record has one (reply_record)."""
+    response = calls[-1].response if calls else None
+    text = response.get("text") if isinstance(response, dict) else None
+    return text if isinstance(text, str) else None
 
 
 class Cassette:
@@ -98,6 +110,11 @@ class Cassette:
         return index
 
 
+def _text_field(kind: CallKind, calls: list[CallRecord]) -> dict[str, str]:
+    text = reply_text(calls) if kind != "embed" else None
+    return {} if text is None else {"response_text": text}
+
+
 class RecordingModels:
     """Wraps a provider's four ports and records every call (success or failure)."""
 
@@ -116,9 +133,18 @@ class RecordingModels:
         try:
             result = await call(request)
         except ModelCallFailed as exc:
-            self.cassette.append({**entry, "output": None, "error": str(exc)})
+            self.cassette.append(
+                {**entry, **_text_field(kind, exc.calls), "output": None, "error": str(exc)}
+            )
             raise
-        self.cassette.append({**entry, "output": _output_json(result.value), "error": None})
+        self.cassette.append(
+            {
+                **entry,
+                **_text_field(kind, result.calls),
+                "output": _output_json(result.value),
+                "error": None,
+            }
+        )
         return result
 
     async def extract(self, request: ExtractInput) -> ModelResult[RawGraph]:
@@ -149,7 +175,11 @@ class ReplayModels:
         self.entries = cassette.load()
 
     def _replay(
-        self, kind: CallKind, request: AnyRequest, parse: Callable[[Any], T]
+        self,
+        kind: CallKind,
+        request: AnyRequest,
+        parse: Callable[[Any], T],
+        parse_text: Callable[[str], T] | None = None,
     ) -> ModelResult[T]:
         started = time.perf_counter()
         key = replay_key(kind, request)
@@ -158,13 +188,17 @@ class ReplayModels:
         s = request.scope
         problem: str | None = None
         value: T | None = None
+        text = entry.get("response_text") if entry is not None else None
         if entry is None:
             problem = f"no recording in {self.cassette.path} for this {kind} call"
         elif entry.get("error") is not None:
             problem = f"the recorded {kind} call failed: {entry['error']}"
         else:
             try:
-                value = parse(entry["output"])
+                if parse_text is not None and isinstance(text, str):
+                    value = parse_text(text)
+                else:
+                    value = parse(entry["output"])
             except (ValueError, TypeError, KeyError) as exc:
                 problem = f"the recorded {kind} output no longer parses: {exc}"
         latency = (time.perf_counter() - started) * 1000
@@ -181,7 +215,10 @@ class ReplayModels:
         response = (
             {"count": len(output), "dims": sorted({len(v) for v in output})}
             if kind == "embed" and isinstance(output, list)
-            else output
+            else reply_record(
+                text if isinstance(text, str) else None,
+                value if isinstance(value, BaseModel) else None,
+            )
         )
         record = CallRecord(
             kind, REPLAY_MODEL, request_record, response, latency, input_tokens=0, output_tokens=0
@@ -199,13 +236,19 @@ class ReplayModels:
         return vectors
 
     async def extract(self, request: ExtractInput) -> ModelResult[RawGraph]:
-        return self._replay("extract", request, RawGraph.model_validate)
+        return self._replay(
+            "extract", request, RawGraph.model_validate, RawGraph.model_validate_json
+        )
 
     async def judge(self, request: JudgeInput) -> ModelResult[JudgeOutput]:
-        return self._replay("judge", request, JudgeOutput.model_validate)
+        return self._replay(
+            "judge", request, JudgeOutput.model_validate, JudgeOutput.model_validate_json
+        )
 
     async def summarize(self, request: SummarizeInput) -> ModelResult[SummaryOutput]:
-        return self._replay("summarize", request, SummaryOutput.model_validate)
+        return self._replay(
+            "summarize", request, SummaryOutput.model_validate, SummaryOutput.model_validate_json
+        )
 
     async def embed(self, request: EmbedInput) -> ModelResult[list[list[float]]]:
         return self._replay("embed", request, self._vectors)

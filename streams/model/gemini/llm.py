@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
 from google import genai
+from google.genai import _transformers as genai_transformers
 from google.genai import types
 from pydantic import BaseModel, ValidationError
 
@@ -30,6 +31,7 @@ from streams.model.ports import (
     ModelResult,
     SummarizeInput,
     SummaryOutput,
+    reply_record,
 )
 from streams.model.prompts import extract as extract_prompt
 from streams.model.prompts import judge as judge_prompt
@@ -84,6 +86,21 @@ def log_retry(kind: str, model: str) -> Callable[[int, BaseException], None]:
     return on_error
 
 
+def wire_schema(client: genai.Client, response_model: type[BaseModel]) -> dict[str, Any]:
+    """The ``responseSchema`` google-genai sends for ``response_model``, as it sends it.
+
+    The SDK converts the pydantic model itself on every call; running the same conversion
+    here puts the full schema on the wire into llm_calls, not just the model's name
+    (tests/integration/model compare it with the body the stub server received).
+    """
+    # The API client only decides which schema features are refused; fakes have none.
+    api_client = getattr(client, "_api_client", None)
+    schema = genai_transformers.t_schema(api_client, response_model)
+    if schema is None:  # not reached for a pydantic model; keeps the record complete anyway
+        return response_model.model_json_schema()
+    return schema.model_dump(mode="json", exclude_none=True)
+
+
 def _finish_reason(response: types.GenerateContentResponse) -> str | None:
     if response.candidates and response.candidates[0].finish_reason is not None:
         reason = response.candidates[0].finish_reason
@@ -109,25 +126,23 @@ class GeminiJsonCall(Generic[Req, Out]):
         self.client, self.kind, self.model = client, kind, model
         self.render, self.response_model = render, response_model
         self.policy = RetryPolicy.from_settings(settings)
+        thinking = types.ThinkingConfig(thinking_budget=0)
         self.config = types.GenerateContentConfig(
             response_mime_type="application/json",
             response_schema=response_model,
             temperature=0,
-            thinking_config=types.ThinkingConfig(thinking_budget=0),
+            thinking_config=thinking,
         )
+        self.sent_config: dict[str, Any] = {
+            "response_mime_type": "application/json",
+            "response_schema": wire_schema(client, response_model),
+            "temperature": 0,
+            "thinking_config": thinking.model_dump(mode="json", exclude_none=True),
+            "timeout_s": self.policy.timeout_s,
+        }
 
     def _request_record(self, prompt: str) -> dict[str, Any]:
-        return {
-            "model": self.model,
-            "prompt": prompt,
-            "config": {
-                "response_mime_type": "application/json",
-                "response_schema": self.response_model.__name__,
-                "temperature": 0,
-                "thinking_budget": 0,
-                "timeout_s": self.policy.timeout_s,
-            },
-        }
+        return {"model": self.model, "prompt": prompt, "config": self.sent_config}
 
     def _record(self, request: dict[str, Any], started: float, **fields: Any) -> CallRecord:
         return CallRecord(self.kind, self.model, request, latency_ms=elapsed_ms(started), **fields)
@@ -164,6 +179,7 @@ class GeminiJsonCall(Generic[Req, Out]):
             "output_tokens": usage.candidates_token_count if usage else None,
         }
         text = response.text
+        finish_reason = _finish_reason(response)
         try:
             value = self.response_model.model_validate_json(text or "")
         except ValidationError as exc:
@@ -171,12 +187,12 @@ class GeminiJsonCall(Generic[Req, Out]):
             # (no text) or off-schema; at temperature 0 a retry would repeat it.
             error = (
                 f"reply is not a valid {self.response_model.__name__} (finish reason"
-                f" {_finish_reason(response)}): {exc}"
+                f" {finish_reason}): {exc}"
             )[:_ERROR_CHARS]
             record = self._record(
                 record_request,
                 started,
-                response={"text": text},
+                response=reply_record(text, None, finish_reason),
                 attempts=attempts,
                 error=error,
                 **tokens,
@@ -185,7 +201,7 @@ class GeminiJsonCall(Generic[Req, Out]):
         record = self._record(
             record_request,
             started,
-            response=value.model_dump(mode="json"),
+            response=reply_record(text, value, finish_reason),
             attempts=attempts,
             **tokens,
         )
