@@ -1,8 +1,9 @@
 """The Gemini provider (google-genai): extract, judge and summarize as JSON calls.
 
 Every call is schema-constrained (the pydantic output model is the response schema),
-temperature 0 and thinking off (the seed: extraction is pattern matching, and thinking
-was seen to spiral for minutes on trivial inputs). The reply is re-validated with
+temperature 0 and thinking off, or as low as the model allows (gemini/thinking.py; the
+seed: extraction is pattern matching, and thinking was seen to spiral for minutes on
+trivial inputs). The reply is re-validated with
 pydantic, so JSON that is malformed or breaks the schema is a ModelCallFailed, never a
 crash further down. Retries live in streams/model/retry.py; the SDK's own are off.
 """
@@ -21,6 +22,7 @@ from pydantic import BaseModel, ValidationError
 
 from streams.domain.graph import RawGraph
 from streams.errors import ConfigError
+from streams.model.gemini.thinking import thinking_config
 from streams.model.ports import (
     CallKind,
     CallRecord,
@@ -126,7 +128,7 @@ class GeminiJsonCall(Generic[Req, Out]):
         self.client, self.kind, self.model = client, kind, model
         self.render, self.response_model = render, response_model
         self.policy = RetryPolicy.from_settings(settings)
-        thinking = types.ThinkingConfig(thinking_budget=0)
+        thinking = thinking_config(model)
         self.config = types.GenerateContentConfig(
             response_mime_type="application/json",
             response_schema=response_model,
@@ -137,7 +139,9 @@ class GeminiJsonCall(Generic[Req, Out]):
             "response_mime_type": "application/json",
             "response_schema": wire_schema(client, response_model),
             "temperature": 0,
-            "thinking_config": thinking.model_dump(mode="json", exclude_none=True),
+            "thinking_config": (
+                None if thinking is None else thinking.model_dump(mode="json", exclude_none=True)
+            ),
             "timeout_s": self.policy.timeout_s,
         }
 

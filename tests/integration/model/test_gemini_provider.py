@@ -247,3 +247,35 @@ async def test_blocked_reply_without_text_is_a_failure_naming_the_reason(
     with pytest.raises(ModelCallFailed, match="blocked: SAFETY") as failed:
         await GeminiExtractor(stub_settings).extract(extract_input())
     assert failed.value.calls[0].input_tokens == 9
+
+
+@pytest.mark.parametrize(
+    ("model", "expected"),
+    [
+        ("gemini-2.5-flash-lite", {"thinkingBudget": 0}),
+        ("gemini-2.5-pro", {"thinkingBudget": 128}),
+        ("gemini-3-flash-preview", {"thinkingLevel": "MINIMAL"}),
+        ("gemini-3-pro-preview", {"thinkingLevel": "LOW"}),
+        ("gemini-2.0-flash", None),
+    ],
+)
+async def test_each_model_is_sent_its_least_thinking(
+    gemini_stub: GeminiStub, stub_settings: Settings, model: str, expected: dict[str, Any] | None
+) -> None:
+    gemini_stub.reply(generate_reply({"summary": "s"}))
+    settings = stub_settings.model_copy(update={"summarize_model": model})
+    result = await GeminiSummarizer(settings).summarize(
+        SummarizeInput(scope=SCOPE, messages=extract_input().messages)
+    )
+    [seen] = gemini_stub.requests
+    assert seen.model == model
+    thinking = seen.body["generationConfig"].get("thinkingConfig")
+    if expected is None:
+        assert thinking is None and result.calls[0].request["config"]["thinking_config"] is None
+        return
+    # google-genai 3.6.1 sends the proto field names; the API accepts either spelling.
+    snake = {"thinkingBudget": "thinking_budget", "thinkingLevel": "thinking_level"}
+    assert thinking in (expected, {snake[k]: v for k, v in expected.items()})
+    assert result.calls[0].request["config"]["thinking_config"] == {
+        snake[k]: v for k, v in expected.items()
+    }
