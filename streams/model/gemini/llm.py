@@ -10,7 +10,6 @@ crash further down. Retries live in streams/model/retry.py; the SDK's own are of
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
@@ -22,6 +21,7 @@ from pydantic import BaseModel, ValidationError
 
 from streams.domain.graph import RawGraph
 from streams.errors import ConfigError
+from streams.model.calls import ERROR_CHARS, describe_error, elapsed_ms, log_retry
 from streams.model.gemini.thinking import thinking_config
 from streams.model.ports import (
     CallKind,
@@ -41,12 +41,8 @@ from streams.model.prompts import summarize as summarize_prompt
 from streams.model.retry import RetriesExhausted, RetryPolicy, with_retries
 from streams.settings import Settings
 
-log = logging.getLogger(__name__)
-
 Req = TypeVar("Req", bound=BaseModel)
 Out = TypeVar("Out", bound=BaseModel)
-
-_ERROR_CHARS = 2000
 
 
 class GeminiConfigError(ConfigError, ValueError):
@@ -71,21 +67,6 @@ def make_client(settings: Settings) -> genai.Client:
     return genai.Client(
         api_key=settings.gemini_api_key.get_secret_value(), http_options=http_options
     )
-
-
-def describe_error(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {exc}"[:_ERROR_CHARS]
-
-
-def elapsed_ms(started: float) -> float:
-    return (time.perf_counter() - started) * 1000
-
-
-def log_retry(kind: str, model: str) -> Callable[[int, BaseException], None]:
-    def on_error(attempt: int, exc: BaseException) -> None:
-        log.warning("gemini %s (%s) attempt %d failed: %s", kind, model, attempt, exc)
-
-    return on_error
 
 
 def wire_schema(client: genai.Client, response_model: type[BaseModel]) -> dict[str, Any]:
@@ -161,7 +142,7 @@ class GeminiJsonCall(Generic[Req, Out]):
                     model=self.model, contents=prompt, config=self.config
                 ),
                 self.policy,
-                on_error=log_retry(self.kind, self.model),
+                on_error=log_retry("gemini", self.kind, self.model),
             )
         except RetriesExhausted as exc:
             record = self._record(
@@ -192,7 +173,7 @@ class GeminiJsonCall(Generic[Req, Out]):
             error = (
                 f"reply is not a valid {self.response_model.__name__} (finish reason"
                 f" {finish_reason}): {exc}"
-            )[:_ERROR_CHARS]
+            )[:ERROR_CHARS]
             record = self._record(
                 record_request,
                 started,
