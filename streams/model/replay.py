@@ -202,7 +202,9 @@ class ReplayModels:
             except (ValueError, TypeError, KeyError) as exc:
                 problem = f"the recorded {kind} output no longer parses: {exc}"
         latency = (time.perf_counter() - started) * 1000
-        request_record = {"key": key, "input": data}
+        request_record: dict[str, Any] = {"key": key, "input": data}
+        if kind == "embed":
+            request_record["expected_dimension"] = self.embedding_dim
         if problem is not None or value is None:
             preview = json.dumps(data, ensure_ascii=False)[:_PREVIEW_CHARS]
             message = (

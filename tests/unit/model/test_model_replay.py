@@ -119,6 +119,10 @@ async def test_replay_answers_every_port_like_the_recording(tmp_path: Path) -> N
     assert summary.value.summary == "The user drives a civic."
     assert vectors.value == [ScriptedEmbedder(DIM).vector("user drives honda civic")]
     assert {c.model for r in (graph, verdicts, summary, vectors) for c in r.calls} == {"replay"}
+    embed_record = vectors.calls[0]
+    assert embed_record.request["input"]["texts"] == ["user drives honda civic"]
+    assert embed_record.request["expected_dimension"] == DIM
+    assert embed_record.response == {"count": 1, "dims": [DIM]}
 
 
 def test_key_depends_on_input_data_kind_and_episode_not_on_prompt_or_order() -> None:
