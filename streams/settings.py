@@ -66,16 +66,36 @@ class Settings(BaseSettings):
     embedding_dim: int = Field(default=768, ge=1, le=16000)
 
     # --- models -----------------------------------------------------------------------
-    # "gemini", "replay", "record", or "package.module:factory" for your own provider.
+    # "gemini", "openai", "replay", "record", or "package.module:factory" for your own.
     model_provider: str = "gemini"
     cassette_path: str = "streams/demo/data/cassette.jsonl"
-    # What "record" wraps: "gemini", or a "package.module:factory" (the demo records its
-    # scripted model this way: streams.model.fakes.demo:create_models).
+    # What "record" wraps: "gemini", "openai", or a "package.module:factory" (the demo
+    # records its scripted model this way: streams.model.fakes.demo:create_models).
     record_inner_provider: str = "gemini"
     gemini_api_key: SecretStr | None = Field(
         default=None, validation_alias=AliasChoices("FACTSTREAM_GEMINI_API_KEY", "GEMINI_API_KEY")
     )
     gemini_base_url: str | None = None
+    # The OpenAI-compatible provider (OpenAI, Azure, vLLM, Ollama, llama.cpp server). Its
+    # model names are extract_model, judge_model, summarize_model and embed_model, which
+    # must then be set (their defaults are Gemini's).
+    openai_base_url: str | None = Field(
+        default=None, validation_alias=AliasChoices("FACTSTREAM_OPENAI_BASE_URL", "OPENAI_BASE_URL")
+    )
+    openai_api_key: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("FACTSTREAM_OPENAI_API_KEY", "OPENAI_API_KEY")
+    )
+    # The embeddings endpoint when it is another server (vLLM serves one model per server);
+    # unset: openai_base_url. Same API key.
+    openai_embed_base_url: str | None = None
+    # "auto": the least reasoning each model takes (streams/model/openai/reasoning.py);
+    # "omit": send no reasoning_effort; any other value is sent as it is.
+    openai_reasoning_effort: Literal[
+        "auto", "omit", "none", "minimal", "low", "medium", "high", "xhigh"
+    ] = "auto"
+    # Send `dimensions` (= embedding_dim) with embedding requests: "auto" sends it only to
+    # OpenAI's text-embedding-3 models (other models have one size; some servers refuse it).
+    openai_send_dimensions: Literal["auto", "always", "never"] = "auto"
     extract_model: str = "gemini-2.5-flash"
     judge_model: str = "gemini-2.5-flash"
     summarize_model: str = "gemini-2.5-flash-lite"

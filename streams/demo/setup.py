@@ -1,6 +1,9 @@
 """What `factstream demo` prepares before any worker starts: which models the workers use
-(replay / Gemini / recording the scripted demo model), a fresh database, and saving a new
-recording as the bundled cassette."""
+(replay / Gemini / an OpenAI-compatible server / recording the scripted demo model), a
+fresh database, and saving a new recording as the bundled cassette.
+
+``--provider auto`` follows ``FACTSTREAM_MODEL_PROVIDER=openai`` when it is set (a local
+Ollama or vLLM), else runs on Gemini when a Gemini key is set, else on the cassette."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ from pathlib import Path
 import asyncpg
 
 from streams.errors import FactstreamError
+from streams.model.openai.client import OpenAIConfigError, check_settings
 from streams.model.replay import Cassette
 from streams.settings import Settings
 from streams.store.databases import create_database
@@ -50,7 +54,12 @@ def choose_models(settings: Settings, provider: str, record: bool, run_dir: Path
         banner = f"recording a new cassette from the scripted demo model ({DEMO_MODEL})"
         return ModelChoice("record", env, CASSETTE_DIM, banner)
     if provider == "auto":
-        provider = "gemini" if settings.gemini_api_key is not None else "replay"
+        if settings.model_provider.strip() == "openai":
+            provider = "openai"
+        else:
+            provider = "gemini" if settings.gemini_api_key is not None else "replay"
+    if provider == "openai":
+        return _openai_choice(settings)
     if provider == "gemini":
         if settings.gemini_api_key is None:
             raise DemoError("--provider gemini needs GEMINI_API_KEY (or FACTSTREAM_GEMINI_API_KEY)")
@@ -67,6 +76,23 @@ def choose_models(settings: Settings, provider: str, record: bool, run_dir: Path
         " not of Gemini). Set GEMINI_API_KEY to run on Gemini."
     )
     return ModelChoice("replay", env, CASSETTE_DIM, banner)
+
+
+def _openai_choice(settings: Settings) -> ModelChoice:
+    """The workers on an OpenAI-compatible server (FACTSTREAM_MODEL_PROVIDER=openai): its
+    URL, key and model names come from the environment the workers inherit."""
+    try:
+        check_settings(settings)
+    except OpenAIConfigError as exc:
+        raise DemoError(str(exc)) from exc
+    where = settings.openai_base_url or "api.openai.com"
+    banner = (
+        f"models: OpenAI-compatible server at {where} ({settings.extract_model},"
+        f" {settings.embed_model}, {settings.embedding_dim} dimensions)"
+    )
+    return ModelChoice(
+        "openai", {"FACTSTREAM_MODEL_PROVIDER": "openai"}, settings.embedding_dim, banner
+    )
 
 
 async def fresh_database(server_url: str, name: str, dim: int) -> tuple[str, list[int]]:

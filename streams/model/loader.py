@@ -1,9 +1,11 @@
 """Build the model ports named by ``settings.model_provider``, once, at the entry point.
 
 - ``gemini``: google-genai (needs an API key);
+- ``openai``: any OpenAI-compatible server through the ``openai`` SDK (OpenAI, Azure,
+  vLLM, Ollama, llama.cpp server; needs a key or a base URL, and the model names);
 - ``replay``: answers from the cassette at ``settings.cassette_path``, offline;
-- ``record``: Gemini (or ``settings.record_inner_provider``, a ``package.module:factory``),
-  with every call appended to that cassette;
+- ``record``: ``settings.record_inner_provider`` (``gemini``, ``openai`` or a
+  ``package.module:factory``), with every call appended to that cassette;
 - ``package.module:factory``: your own provider; ``factory(settings)`` returns Models.
 """
 
@@ -16,7 +18,7 @@ from streams.model.ports import Models
 from streams.model.replay import Cassette, RecordingModels, ReplayModels
 from streams.settings import Settings
 
-BUILTIN = ("gemini", "replay", "record")
+BUILTIN = ("gemini", "openai", "replay", "record")
 
 
 class ModelProviderError(ConfigError, ValueError):
@@ -46,6 +48,30 @@ def gemini_models(settings: Settings) -> Models:
     )
 
 
+def openai_models(settings: Settings) -> Models:
+    # Imported here so the other providers need no OpenAI configuration.
+    from streams.model.openai.client import OpenAIConfigError, make_client
+    from streams.model.openai.embed import OpenAIEmbedder
+    from streams.model.openai.llm import OpenAIExtractor, OpenAIJudge, OpenAISummarizer
+
+    try:
+        client = make_client(settings)
+    except OpenAIConfigError as exc:
+        raise ModelProviderError(str(exc)) from exc
+    return Models(
+        extractor=OpenAIExtractor(settings, client),
+        judge=OpenAIJudge(settings, client),
+        summarizer=OpenAISummarizer(settings, client),
+        embedder=OpenAIEmbedder(
+            settings,
+            make_client(settings, embeddings=True) if settings.openai_embed_base_url else client,
+        ),
+    )
+
+
+_NAMED = {"gemini": gemini_models, "openai": openai_models}
+
+
 def _factory_models(settings: Settings, spec: str) -> Models:
     module_name, _, attr = spec.partition(":")
     if not module_name or not attr:
@@ -70,8 +96,8 @@ def _factory_models(settings: Settings, spec: str) -> Models:
 
 def build_models(settings: Settings) -> Models:
     provider = settings.model_provider.strip()
-    if provider == "gemini":
-        return gemini_models(settings)
+    if provider in _NAMED:
+        return _NAMED[provider](settings)
     if provider == "replay":
         try:
             replay = ReplayModels(Cassette(settings.cassette_path), settings.embedding_dim)
@@ -81,8 +107,8 @@ def build_models(settings: Settings) -> Models:
     if provider == "record":
         inner_spec = settings.record_inner_provider.strip()
         inner = (
-            gemini_models(settings)
-            if inner_spec == "gemini"
+            _NAMED[inner_spec](settings)
+            if inner_spec in _NAMED
             else _factory_models(settings, inner_spec)
         )
         return RecordingModels(inner, Cassette(settings.cassette_path)).as_models()

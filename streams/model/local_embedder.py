@@ -59,7 +59,12 @@ class LocalEmbedder:
         if not request.texts:
             return ModelResult([], [])
         texts = list(request.texts)
-        record_request = {"model": self.model_name, "purpose": request.purpose, "texts": texts}
+        record_request = {
+            "model": self.model_name,
+            "purpose": request.purpose,
+            "texts": texts,
+            "config": {"dimension": self.dim},
+        }
         started = time.perf_counter()
         error: str | None = None
         vectors: list[list[float]] = []

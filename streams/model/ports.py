@@ -26,7 +26,14 @@ CallKind = Literal["extract", "judge", "summarize", "embed"]
 
 @dataclass
 class CallRecord:
-    """One model request and its response, as stored in llm_calls."""
+    """One model request and its response, as stored in llm_calls (the Playground).
+
+    ``request`` is what was sent: the model, the full prompt and the call's settings with
+    the full response schema as it went on the wire. For extract, judge and summarize,
+    ``response`` is :func:`reply_record`: the reply text exactly as received beside the
+    value parsed from it. For embed, ``request`` holds the texts and the dimension asked
+    for and ``response`` the count and dimensions of the vectors that came back.
+    """
 
     kind: CallKind
     model: str
@@ -37,6 +44,20 @@ class CallRecord:
     output_tokens: int | None = None
     attempts: int = 1
     error: str | None = None
+
+
+def reply_record(
+    text: str | None, parsed: BaseModel | None, finish_reason: str | None = None, **more: Any
+) -> dict[str, Any]:
+    """The ``response`` of an LLM call's record: the text as received, the value parsed
+    from it (None when it did not parse) and why generation stopped; ``more`` adds
+    provider details (a refusal)."""
+    return {
+        "text": text,
+        "parsed": None if parsed is None else parsed.model_dump(mode="json"),
+        "finish_reason": finish_reason,
+        **more,
+    }
 
 
 @dataclass

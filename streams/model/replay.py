@@ -1,8 +1,12 @@
 """Record and replay model calls through a JSONL cassette.
 
 Recording wraps any Models and appends one line per call:
-``{key, kind, scope, input, output, error}``. Replay answers from the cassette, with no
-network, deterministically.
+``{key, kind, scope, input, output, error}``, plus ``response_text`` (the reply text
+exactly as the provider received it) when the provider recorded one. Replay answers from
+the cassette, with no network, deterministically: from ``response_text`` parsed with
+today's response model when the entry has it (so a replay sees what the live provider
+would make of that reply), else from ``output`` (cassettes of scripted models, and
+those written before ``response_text`` existed, such as the bundled demo cassette).
 
 The key is call kind + dataset + project + episode + sha256 of the canonical JSON of the
 call's INPUT DATA (the request model without its scope, sorted keys), never of the
@@ -55,6 +59,13 @@ def _output_json(value: Any) -> Any:
     return value.model_dump(mode="json") if isinstance(value, BaseModel) else value
 
 
+def reply_text(calls: list[ports.CallRecord]) -> str | None:
+    """The reply text of the provider's last call, when its record has one (reply_record)."""
+    response = calls[-1].response if calls else None
+    text = response.get("text") if isinstance(response, dict) else None
+    return text if isinstance(text, str) else None
+
+
 class Cassette:
     """Append-only JSONL file; each line is written with one O_APPEND write."""
 
@@ -88,6 +99,11 @@ class Cassette:
         return index
 
 
+def _text_field(kind: ports.CallKind, calls: list[ports.CallRecord]) -> dict[str, str]:
+    text = reply_text(calls) if kind != "embed" else None
+    return {} if text is None else {"response_text": text}
+
+
 class RecordingModels:
     """Wraps a provider's four ports and records every call (success or failure)."""
 
@@ -109,9 +125,18 @@ class RecordingModels:
         try:
             result = await call(request)
         except ports.ModelCallFailed as exc:
-            self.cassette.append({**entry, "output": None, "error": str(exc)})
+            self.cassette.append(
+                {**entry, **_text_field(kind, exc.calls), "output": None, "error": str(exc)}
+            )
             raise
-        self.cassette.append({**entry, "output": _output_json(result.value), "error": None})
+        self.cassette.append(
+            {
+                **entry,
+                **_text_field(kind, result.calls),
+                "output": _output_json(result.value),
+                "error": None,
+            }
+        )
         return result
 
     async def extract(self, request: ports.ExtractInput) -> ports.ModelResult[RawGraph]:
@@ -144,7 +169,11 @@ class ReplayModels:
         self.entries = cassette.load()
 
     def _replay(
-        self, kind: ports.CallKind, request: AnyRequest, parse: Callable[[Any], T]
+        self,
+        kind: ports.CallKind,
+        request: AnyRequest,
+        parse: Callable[[Any], T],
+        parse_text: Callable[[str], T] | None = None,
     ) -> ports.ModelResult[T]:
         started = time.perf_counter()
         key = replay_key(kind, request)
@@ -153,17 +182,23 @@ class ReplayModels:
         s = request.scope
         problem: str | None = None
         value: T | None = None
+        text = entry.get("response_text") if entry is not None else None
         if entry is None:
             problem = f"no recording in {self.cassette.path} for this {kind} call"
         elif entry.get("error") is not None:
             problem = f"the recorded {kind} call failed: {entry['error']}"
         else:
             try:
-                value = parse(entry["output"])
+                if parse_text is not None and isinstance(text, str):
+                    value = parse_text(text)
+                else:
+                    value = parse(entry["output"])
             except (ValueError, TypeError, KeyError) as exc:
                 problem = f"the recorded {kind} output no longer parses: {exc}"
         latency = (time.perf_counter() - started) * 1000
-        request_record = {"key": key, "input": data}
+        request_record: dict[str, Any] = {"key": key, "input": data}
+        if kind == "embed":
+            request_record["expected_dimension"] = self.embedding_dim
         if problem is not None or value is None:
             preview = json.dumps(data, ensure_ascii=False)[:_PREVIEW_CHARS]
             message = (
@@ -178,7 +213,10 @@ class ReplayModels:
         response = (
             {"count": len(output), "dims": sorted({len(v) for v in output})}
             if kind == "embed" and isinstance(output, list)
-            else output
+            else ports.reply_record(
+                text if isinstance(text, str) else None,
+                value if isinstance(value, BaseModel) else None,
+            )
         )
         record = ports.CallRecord(
             kind, REPLAY_MODEL, request_record, response, latency, input_tokens=0, output_tokens=0
@@ -196,15 +234,27 @@ class ReplayModels:
         return vectors
 
     async def extract(self, request: ports.ExtractInput) -> ports.ModelResult[RawGraph]:
-        return self._replay("extract", request, RawGraph.model_validate)
+        return self._replay(
+            "extract", request, RawGraph.model_validate, RawGraph.model_validate_json
+        )
 
     async def judge(self, request: ports.JudgeInput) -> ports.ModelResult[ports.JudgeOutput]:
-        return self._replay("judge", request, ports.JudgeOutput.model_validate)
+        return self._replay(
+            "judge",
+            request,
+            ports.JudgeOutput.model_validate,
+            ports.JudgeOutput.model_validate_json,
+        )
 
     async def summarize(
         self, request: ports.SummarizeInput
     ) -> ports.ModelResult[ports.SummaryOutput]:
-        return self._replay("summarize", request, ports.SummaryOutput.model_validate)
+        return self._replay(
+            "summarize",
+            request,
+            ports.SummaryOutput.model_validate,
+            ports.SummaryOutput.model_validate_json,
+        )
 
     async def embed(self, request: ports.EmbedInput) -> ports.ModelResult[list[list[float]]]:
         return self._replay("embed", request, self._vectors)

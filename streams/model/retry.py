@@ -1,9 +1,11 @@
 """Retrying model calls: which errors are worth another try, and how long to wait.
 
-google-genai's own retries are switched off (see gemini.py) so this is the only retry
-loop: exponential backoff with full jitter, a server-given delay (``Retry-After`` header
-or ``google.rpc.RetryInfo.retryDelay`` in the error body) honoured but capped by the
-backoff maximum, and client errors (4xx other than 408/429) failing at once.
+The SDKs' own retries are switched off (gemini/llm.py, openai/client.py) so this is the
+only retry loop: exponential backoff with full jitter (streams/backoff.py), a
+server-given delay (``Retry-After`` or ``retry-after-ms`` header, or
+``google.rpc.RetryInfo.retryDelay`` in the error body) honoured but capped by the backoff
+maximum, and client errors (4xx other than 408/429) failing at once. A provider passes
+its own ``retryable`` when its SDK raises errors of its own (openai/client.py).
 """
 
 from __future__ import annotations
@@ -52,6 +54,16 @@ class RetryPolicy:
         return Backoff(self.base_s, self.max_s).delay(attempt, rng.random, server_delay_s)
 
 
+class RetryableReply(FactstreamError):
+    """A reply that arrived but cannot be used, where a new attempt may get a good one (an
+    embedding batch with NaN or the wrong dimension); ``response`` is what the call
+    record shows of it."""
+
+    def __init__(self, message: str, response: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.response = response
+
+
 class RetriesExhausted(FactstreamError):
     """The last error of a call that will not be tried again, and how many tries it took."""
 
@@ -83,14 +95,25 @@ def _retry_after_s(value: str) -> float | None:
     return max(0.0, (when - datetime.now(UTC)).total_seconds())
 
 
+def _milliseconds_s(value: str) -> float | None:
+    try:
+        return max(0.0, float(value.strip()) / 1000)
+    except ValueError:
+        return None
+
+
 def server_delay_s(exc: BaseException) -> float | None:
-    """The delay the server asked for, if any: the larger of Retry-After and RetryInfo."""
+    """The delay the server asked for, if any: the largest of Retry-After, retry-after-ms
+    and RetryInfo."""
     found: list[float] = []
     response = getattr(exc, "response", None)
     headers = getattr(response, "headers", None)
     if headers is not None:
         header = headers.get("retry-after")
         if isinstance(header, str) and (seconds := _retry_after_s(header)) is not None:
+            found.append(seconds)
+        millis = headers.get("retry-after-ms")  # OpenAI's, finer than Retry-After
+        if isinstance(millis, str) and (seconds := _milliseconds_s(millis)) is not None:
             found.append(seconds)
     details = getattr(exc, "details", None)
     error = details.get("error", details) if isinstance(details, Mapping) else None
@@ -104,7 +127,10 @@ def server_delay_s(exc: BaseException) -> float | None:
 
 
 def is_retryable(exc: BaseException) -> bool:
-    """429, 408 and 5xx, timeouts and lost connections; everything else fails at once."""
+    """429, 408 and 5xx, timeouts and lost connections, and replies worth asking for again;
+    everything else fails at once."""
+    if isinstance(exc, RetryableReply):
+        return True
     if isinstance(exc, genai_errors.APIError):
         return exc.code in RETRYABLE_STATUS
     # httpx2 is google-genai's HTTP client: TransportError covers timeouts, refused and
@@ -119,11 +145,12 @@ async def with_retries(
     on_error: Callable[[int, BaseException], None] | None = None,
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     rng: random.Random | None = None,
+    retryable: Callable[[BaseException], bool] = is_retryable,
 ) -> tuple[T, int]:
     """Run ``call`` (each attempt under the policy's timeout) until it succeeds.
 
     Returns the result and the number of attempts; raises RetriesExhausted with the last
-    error when an error is not retryable or the attempts are used up.
+    error when an error is not ``retryable`` or the attempts are used up.
     """
     rng = rng or random.Random()
     attempt = 0
@@ -134,7 +161,7 @@ async def with_retries(
         except Exception as exc:
             if on_error is not None:
                 on_error(attempt, exc)
-            retryable = is_retryable(exc)
-            if not retryable or attempt >= policy.max_attempts:
-                raise RetriesExhausted(exc, attempt, retryable) from exc
+            again = retryable(exc)
+            if not again or attempt >= policy.max_attempts:
+                raise RetriesExhausted(exc, attempt, again) from exc
             await sleep(policy.delay(attempt, server_delay_s(exc), rng))

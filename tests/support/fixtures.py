@@ -29,6 +29,8 @@ Function scope:
 ``tenant_settings``: ``kafka_settings`` with ``topic_prefix=tenant.topic_prefix``.
 ``create_topics(settings, partitions=None)``: creates ``all_topics(settings)`` (with
     ``partitions`` if given) and deletes them after the test; returns the specs.
+``gemini_stub`` / ``stub_settings``, ``openai_stub`` / ``openai_settings``: a local stub of
+    the model API and real provider settings pointing at it.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ from streams.settings import Settings
 from streams.store.db import create_pool
 from tests.support.db import TEST_EMBEDDING_DIM, create_fresh_database
 from tests.support.gemini_stub import GeminiStub, running_stub
+from tests.support.openai_stub import OpenAIStub, running_openai_stub
 from tests.support.runtime import create_topics as create_raw_topics
 from tests.support.runtime import delete_topics as delete_raw_topics
 from tests.support.runtime import new_prefix
@@ -216,6 +219,35 @@ def stub_settings(gemini_stub: GeminiStub) -> Settings:
         model_provider="gemini",
         gemini_api_key="test-key",
         gemini_base_url=gemini_stub.base_url,
+        llm_timeout_s=5.0,
+        llm_max_attempts=3,
+        llm_backoff_base_s=0.01,
+        llm_backoff_max_s=0.05,
+        embedding_dim=TEST_EMBEDDING_DIM,
+    )
+
+
+# --- OpenAI-compatible stub (model-layer tests) -----------------------------------------------
+
+
+@pytest.fixture
+def openai_stub() -> Iterator[OpenAIStub]:
+    with running_openai_stub() as stub:
+        yield stub
+
+
+@pytest.fixture
+def openai_settings(openai_stub: OpenAIStub) -> Settings:
+    """The OpenAI-compatible provider against the stub, as for a local server: model names
+    set, backoff tiny so retries cost milliseconds."""
+    return Settings(
+        model_provider="openai",
+        openai_api_key="test-key",
+        openai_base_url=openai_stub.api_url,
+        extract_model="gpt-4.1-mini",
+        judge_model="gpt-4.1-mini",
+        summarize_model="gpt-4.1-nano",
+        embed_model="nomic-embed-text",
         llm_timeout_s=5.0,
         llm_max_attempts=3,
         llm_backoff_base_s=0.01,

@@ -7,24 +7,19 @@ distance does not care, but inner-product consumers and tests comparing vectors 
 
 from __future__ import annotations
 
-import math
 import time
 
 from google import genai
 from google.genai import types
 
-from streams.model.gemini.llm import describe_error, elapsed_ms, log_retry, make_client
+from streams.model.calls import describe_error, elapsed_ms, embed_in_batches, log_retry, unit
+from streams.model.gemini.llm import make_client
 from streams.model.ports import CallRecord, EmbedInput, ModelCallFailed, ModelResult
 from streams.model.retry import RetriesExhausted, RetryPolicy, with_retries
 from streams.settings import Settings
 
 # batchEmbedContents refuses more: "at most 100 requests can be in one batch" (400).
 MAX_BATCH = 100
-
-
-def _unit(values: list[float]) -> list[float]:
-    norm = math.sqrt(sum(v * v for v in values))
-    return [v / norm for v in values] if norm > 0 else values
 
 
 class GeminiEmbedder:
@@ -37,18 +32,9 @@ class GeminiEmbedder:
     async def embed(self, request: EmbedInput) -> ModelResult[list[list[float]]]:
         """One batchEmbedContents call per MAX_BATCH texts (one call for any episode: the
         guards cap its facts at 12, so its entities and facts stay far below 100)."""
-        vectors: list[list[float]] = []
-        calls: list[CallRecord] = []
-        texts = list(request.texts)
-        for first in range(0, len(texts), MAX_BATCH):
-            chunk = texts[first : first + MAX_BATCH]
-            try:
-                got, record = await self._batch(chunk, request.purpose)
-            except ModelCallFailed as exc:
-                raise ModelCallFailed(str(exc), [*calls, *exc.calls]) from exc
-            vectors += got
-            calls.append(record)
-        return ModelResult(vectors, calls)
+        return await embed_in_batches(
+            request.texts, MAX_BATCH, lambda chunk: self._batch(chunk, request.purpose)
+        )
 
     async def _batch(self, texts: list[str], purpose: str) -> tuple[list[list[float]], CallRecord]:
         record_request = {
@@ -65,7 +51,7 @@ class GeminiEmbedder:
                     model=self.model, contents=texts, config=self.config
                 ),
                 self.policy,
-                on_error=log_retry("embed", self.model),
+                on_error=log_retry("gemini", "embed", self.model),
             )
         except RetriesExhausted as exc:
             record = CallRecord(
@@ -105,4 +91,4 @@ class GeminiEmbedder:
         record = CallRecord(
             "embed", self.model, record_request, summary, elapsed_ms(started), attempts=attempts
         )
-        return [_unit(v) for v in vectors], record
+        return [unit(v) for v in vectors], record

@@ -1,25 +1,28 @@
 """The Gemini provider (google-genai): extract, judge and summarize as JSON calls.
 
 Every call is schema-constrained (the pydantic output model is the response schema),
-temperature 0 and thinking off (the seed: extraction is pattern matching, and thinking
-was seen to spiral for minutes on trivial inputs). The reply is re-validated with
+temperature 0 and thinking off, or as low as the model allows (gemini/thinking.py; the
+seed: extraction is pattern matching, and thinking was seen to spiral for minutes on
+trivial inputs). The reply is re-validated with
 pydantic, so JSON that is malformed or breaks the schema is a ModelCallFailed, never a
 crash further down. Retries live in streams/model/retry.py; the SDK's own are off.
 """
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
 from google import genai
+from google.genai import _transformers as genai_transformers
 from google.genai import types
 from pydantic import BaseModel, ValidationError
 
 from streams.domain.graph import RawGraph
 from streams.errors import ConfigError
+from streams.model.calls import ERROR_CHARS, describe_error, elapsed_ms, log_retry
+from streams.model.gemini.thinking import thinking_config
 from streams.model.ports import (
     CallKind,
     CallRecord,
@@ -30,6 +33,7 @@ from streams.model.ports import (
     ModelResult,
     SummarizeInput,
     SummaryOutput,
+    reply_record,
 )
 from streams.model.prompts import extract as extract_prompt
 from streams.model.prompts import judge as judge_prompt
@@ -37,12 +41,8 @@ from streams.model.prompts import summarize as summarize_prompt
 from streams.model.retry import RetriesExhausted, RetryPolicy, with_retries
 from streams.settings import Settings
 
-log = logging.getLogger(__name__)
-
 Req = TypeVar("Req", bound=BaseModel)
 Out = TypeVar("Out", bound=BaseModel)
-
-_ERROR_CHARS = 2000
 
 
 class GeminiConfigError(ConfigError, ValueError):
@@ -69,19 +69,19 @@ def make_client(settings: Settings) -> genai.Client:
     )
 
 
-def describe_error(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {exc}"[:_ERROR_CHARS]
+def wire_schema(client: genai.Client, response_model: type[BaseModel]) -> dict[str, Any]:
+    """The ``responseSchema`` google-genai sends for ``response_model``, as it sends it.
 
-
-def elapsed_ms(started: float) -> float:
-    return (time.perf_counter() - started) * 1000
-
-
-def log_retry(kind: str, model: str) -> Callable[[int, BaseException], None]:
-    def on_error(attempt: int, exc: BaseException) -> None:
-        log.warning("gemini %s (%s) attempt %d failed: %s", kind, model, attempt, exc)
-
-    return on_error
+    The SDK converts the pydantic model itself on every call; running the same conversion
+    here puts the full schema on the wire into llm_calls, not just the model's name
+    (tests/integration/model compare it with the body the stub server received).
+    """
+    # The API client only decides which schema features are refused; fakes have none.
+    api_client = getattr(client, "_api_client", None)
+    schema = genai_transformers.t_schema(api_client, response_model)
+    if schema is None:  # not reached for a pydantic model; keeps the record complete anyway
+        return response_model.model_json_schema()
+    return schema.model_dump(mode="json", exclude_none=True)
 
 
 def _finish_reason(response: types.GenerateContentResponse) -> str | None:
@@ -109,25 +109,25 @@ class GeminiJsonCall(Generic[Req, Out]):
         self.client, self.kind, self.model = client, kind, model
         self.render, self.response_model = render, response_model
         self.policy = RetryPolicy.from_settings(settings)
+        thinking = thinking_config(model)
         self.config = types.GenerateContentConfig(
             response_mime_type="application/json",
             response_schema=response_model,
             temperature=0,
-            thinking_config=types.ThinkingConfig(thinking_budget=0),
+            thinking_config=thinking,
         )
+        self.sent_config: dict[str, Any] = {
+            "response_mime_type": "application/json",
+            "response_schema": wire_schema(client, response_model),
+            "temperature": 0,
+            "thinking_config": (
+                None if thinking is None else thinking.model_dump(mode="json", exclude_none=True)
+            ),
+            "timeout_s": self.policy.timeout_s,
+        }
 
     def _request_record(self, prompt: str) -> dict[str, Any]:
-        return {
-            "model": self.model,
-            "prompt": prompt,
-            "config": {
-                "response_mime_type": "application/json",
-                "response_schema": self.response_model.__name__,
-                "temperature": 0,
-                "thinking_budget": 0,
-                "timeout_s": self.policy.timeout_s,
-            },
-        }
+        return {"model": self.model, "prompt": prompt, "config": self.sent_config}
 
     def _record(self, request: dict[str, Any], started: float, **fields: Any) -> CallRecord:
         return CallRecord(self.kind, self.model, request, latency_ms=elapsed_ms(started), **fields)
@@ -142,7 +142,7 @@ class GeminiJsonCall(Generic[Req, Out]):
                     model=self.model, contents=prompt, config=self.config
                 ),
                 self.policy,
-                on_error=log_retry(self.kind, self.model),
+                on_error=log_retry("gemini", self.kind, self.model),
             )
         except RetriesExhausted as exc:
             record = self._record(
@@ -164,6 +164,7 @@ class GeminiJsonCall(Generic[Req, Out]):
             "output_tokens": usage.candidates_token_count if usage else None,
         }
         text = response.text
+        finish_reason = _finish_reason(response)
         try:
             value = self.response_model.model_validate_json(text or "")
         except ValidationError as exc:
@@ -171,12 +172,12 @@ class GeminiJsonCall(Generic[Req, Out]):
             # (no text) or off-schema; at temperature 0 a retry would repeat it.
             error = (
                 f"reply is not a valid {self.response_model.__name__} (finish reason"
-                f" {_finish_reason(response)}): {exc}"
-            )[:_ERROR_CHARS]
+                f" {finish_reason}): {exc}"
+            )[:ERROR_CHARS]
             record = self._record(
                 record_request,
                 started,
-                response={"text": text},
+                response=reply_record(text, None, finish_reason),
                 attempts=attempts,
                 error=error,
                 **tokens,
@@ -185,7 +186,7 @@ class GeminiJsonCall(Generic[Req, Out]):
         record = self._record(
             record_request,
             started,
-            response=value.model_dump(mode="json"),
+            response=reply_record(text, value, finish_reason),
             attempts=attempts,
             **tokens,
         )

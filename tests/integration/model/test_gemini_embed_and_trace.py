@@ -139,7 +139,10 @@ async def test_call_records_land_in_llm_calls_with_tokens(
     good, bad = rows
     assert (good["kind"], good["model"]) == ("extract", stub_settings.extract_model)
     assert (good["input_tokens"], good["output_tokens"], good["attempts"]) == (900, 12, 1)
-    assert good["error"] is None and good["response"]["entities"] == []
+    assert good["error"] is None and good["response"]["parsed"]["entities"] == []
+    assert good["response"]["text"] == '{"entities": []}'
+    schema = good["request"]["config"]["response_schema"]
+    assert {"entities", "relationships", "literalFacts"} <= set(schema["properties"])
     assert "TRANSCRIPT" in good["request"]["prompt"] and good["latency_ms"] > 0
     assert bad["attempts"] == 3 and bad["response"] is None
     assert "503" in bad["error"] and "overloaded" in bad["error"]

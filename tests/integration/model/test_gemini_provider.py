@@ -70,6 +70,8 @@ async def test_extract_request_carries_schema_thinking_off_transcript_and_contex
     assert config["responseMimeType"] == "application/json"
     schema = config["responseSchema"]
     assert {"entities", "relationships", "literalFacts"} <= set(schema["properties"])
+    claim = schema["properties"]["relationships"]["items"]
+    assert {"subject", "confidence", "sourceQuote", "validUntil"} <= set(claim["properties"])
     thinking = config["thinkingConfig"]
     # google-genai 3.6.1 sends the proto field name; the API accepts either spelling.
     assert thinking.get("thinkingBudget", thinking.get("thinking_budget")) == 0
@@ -95,8 +97,35 @@ async def test_extract_request_carries_schema_thinking_off_transcript_and_contex
     )
     assert (record.input_tokens, record.output_tokens) == (321, 45)
     assert record.request["prompt"] == prompt
-    assert record.response == result.value.model_dump(mode="json")
+    # The full schema as it went on the wire, not its name; the reply text as received.
+    assert record.request["config"]["response_schema"] == schema
+    assert record.request["config"]["thinking_config"] == {"thinking_budget": 0}
+    assert record.response == {
+        "text": json.dumps(GRAPH),
+        "parsed": result.value.model_dump(mode="json"),
+        "finish_reason": "STOP",
+    }
     assert record.latency_ms > 0
+
+
+async def test_the_record_keeps_the_reply_text_exactly_beside_the_parsed_value(
+    gemini_stub: GeminiStub, stub_settings: Settings
+) -> None:
+    """Key order, spacing, escapes and fields the model left out stay as the model sent
+    them; only the parsed value has the defaults filled in."""
+    text = (
+        '{ "literalFacts": [],\n  "relationships": [{"subject": "user", "predicate":'
+        r' "lives in", "object": "s\u00e3o paulo \u2014 \ud83c\udde7\ud83c\uddf7"}],'
+        '\t"entities": [{"type": "PLACE", "name": "são paulo"}] }'
+    )
+    gemini_stub.reply(generate_reply(text))
+    result = await GeminiExtractor(stub_settings).extract(extract_input())
+    [record] = result.calls
+    assert record.response is not None and record.response["text"] == text
+    parsed = record.response["parsed"]
+    assert parsed == result.value.model_dump(mode="json")
+    assert parsed["relationships"][0]["confidence"] == 1.0  # a default, not in the text
+    assert result.value.relationships[0].object == "são paulo — 🇧🇷"
 
 
 async def test_429_then_200_is_retried_after_the_servers_retry_delay(
@@ -191,7 +220,7 @@ async def test_malformed_or_schema_breaking_reply_is_a_failure(
         await GeminiExtractor(stub_settings).extract(extract_input())
     assert len(gemini_stub.requests) == 1, why  # deterministic at temperature 0: no retry
     [record] = failed.value.calls
-    assert record.response == {"text": text}
+    assert record.response == {"text": text, "parsed": None, "finish_reason": "STOP"}
     assert record.error is not None and "RawGraph" in record.error
     assert (record.input_tokens, record.output_tokens) == (50, 7)
 
@@ -218,3 +247,35 @@ async def test_blocked_reply_without_text_is_a_failure_naming_the_reason(
     with pytest.raises(ModelCallFailed, match="blocked: SAFETY") as failed:
         await GeminiExtractor(stub_settings).extract(extract_input())
     assert failed.value.calls[0].input_tokens == 9
+
+
+@pytest.mark.parametrize(
+    ("model", "expected"),
+    [
+        ("gemini-2.5-flash-lite", {"thinkingBudget": 0}),
+        ("gemini-2.5-pro", {"thinkingBudget": 128}),
+        ("gemini-3-flash-preview", {"thinkingLevel": "MINIMAL"}),
+        ("gemini-3-pro-preview", {"thinkingLevel": "LOW"}),
+        ("gemini-2.0-flash", None),
+    ],
+)
+async def test_each_model_is_sent_its_least_thinking(
+    gemini_stub: GeminiStub, stub_settings: Settings, model: str, expected: dict[str, Any] | None
+) -> None:
+    gemini_stub.reply(generate_reply({"summary": "s"}))
+    settings = stub_settings.model_copy(update={"summarize_model": model})
+    result = await GeminiSummarizer(settings).summarize(
+        SummarizeInput(scope=SCOPE, messages=extract_input().messages)
+    )
+    [seen] = gemini_stub.requests
+    assert seen.model == model
+    thinking = seen.body["generationConfig"].get("thinkingConfig")
+    if expected is None:
+        assert thinking is None and result.calls[0].request["config"]["thinking_config"] is None
+        return
+    # google-genai 3.6.1 sends the proto field names; the API accepts either spelling.
+    snake = {"thinkingBudget": "thinking_budget", "thinkingLevel": "thinking_level"}
+    assert thinking in (expected, {snake[k]: v for k, v in expected.items()})
+    assert result.calls[0].request["config"]["thinking_config"] == {
+        snake[k]: v for k, v in expected.items()
+    }

@@ -16,6 +16,8 @@ from streams.model.fakes.scripted import (
 from streams.model.gemini.embed import GeminiEmbedder
 from streams.model.gemini.llm import GeminiExtractor, GeminiJudge, GeminiSummarizer
 from streams.model.loader import ModelProviderError, build_models
+from streams.model.openai.embed import OpenAIEmbedder
+from streams.model.openai.llm import OpenAIExtractor, OpenAIJudge, OpenAISummarizer
 from streams.model.ports import CallScope, Models, SummarizeInput, SummaryOutput
 from streams.model.replay import Cassette, RecordingModels, ReplayModels
 from streams.settings import Settings
@@ -39,8 +41,18 @@ def not_models(settings: Settings) -> Any:
 
 
 def settings(**kw: Any) -> Settings:
-    # No key from the developer's environment leaks into these tests.
-    return Settings(**{"gemini_api_key": None, **kw})
+    # No key or endpoint from the developer's environment leaks into these tests.
+    return Settings(
+        **{"gemini_api_key": None, "openai_api_key": None, "openai_base_url": None, **kw}
+    )
+
+
+OPENAI_MODELS = {
+    "extract_model": "gpt-4.1-mini",
+    "judge_model": "gpt-4.1-mini",
+    "summarize_model": "gpt-4.1-nano",
+    "embed_model": "text-embedding-3-small",
+}
 
 
 def test_gemini_needs_an_api_key() -> None:
@@ -97,10 +109,51 @@ async def test_custom_factory_is_imported_and_called_with_settings() -> None:
         (f"{__name__}:not_models", "returned dict, expected"),
         (f"{__name__}:missing", "has no callable missing"),
         ("no_such_package.mod:factory", "cannot import no_such_package"),
-        ("openai", "unknown model provider 'openai'"),
+        ("anthropic", "unknown model provider 'anthropic'"),
         (":factory", "expected 'package.module:factory'"),
     ],
 )
 def test_bad_provider_names_fail_clearly(provider: str, expected: str) -> None:
     with pytest.raises(ModelProviderError, match=expected):
         build_models(settings(model_provider=provider))
+
+
+def test_openai_needs_a_key_or_a_local_base_url() -> None:
+    with pytest.raises(ModelProviderError, match="OPENAI_API_KEY"):
+        build_models(settings(model_provider="openai", **OPENAI_MODELS))
+    local = settings(
+        model_provider="openai", openai_base_url="http://127.0.0.1:11434/v1", **OPENAI_MODELS
+    )
+    assert isinstance(build_models(local).extractor, OpenAIExtractor)
+
+
+def test_openai_needs_the_model_names_it_would_otherwise_take_from_gemini() -> None:
+    only_extract = {"extract_model": "gpt-4.1-mini"}
+    with pytest.raises(ModelProviderError) as failed:
+        build_models(settings(model_provider="openai", openai_api_key="k", **only_extract))
+    message = str(failed.value)
+    for name in ("JUDGE_MODEL", "SUMMARIZE_MODEL", "EMBED_MODEL"):
+        assert f"FACTSTREAM_{name}" in message
+    assert "FACTSTREAM_EXTRACT_MODEL" not in message
+
+
+def test_openai_builds_the_four_openai_ports() -> None:
+    models = build_models(settings(model_provider="openai", openai_api_key="k", **OPENAI_MODELS))
+    assert isinstance(models.extractor, OpenAIExtractor)
+    assert isinstance(models.judge, OpenAIJudge)
+    assert isinstance(models.summarizer, OpenAISummarizer)
+    assert isinstance(models.embedder, OpenAIEmbedder)
+
+
+def test_record_wraps_openai_when_told_to(tmp_path: Path) -> None:
+    models = build_models(
+        settings(
+            model_provider="record",
+            record_inner_provider="openai",
+            openai_api_key="k",
+            cassette_path=str(tmp_path / "rec.jsonl"),
+            **OPENAI_MODELS,
+        )
+    )
+    assert isinstance(models.extractor, RecordingModels)
+    assert isinstance(models.extractor.inner.embedder, OpenAIEmbedder)

@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from streams.demo.setup import CASSETTE, CASSETTE_DIM
 from streams.domain.graph import RawClaim, RawEntity, RawGraph
 from streams.events import Message, Role, Verdict
 from streams.model.fakes.scripted import (
@@ -17,6 +19,7 @@ from streams.model.fakes.scripted import (
     ScriptedSummarizer,
 )
 from streams.model.ports import (
+    CallRecord,
     CallScope,
     EmbedInput,
     ExtractInput,
@@ -25,9 +28,11 @@ from streams.model.ports import (
     JudgeOutput,
     JudgePair,
     ModelCallFailed,
+    ModelResult,
     Models,
     SummarizeInput,
     SummaryOutput,
+    reply_record,
 )
 from streams.model.replay import Cassette, RecordingModels, ReplayModels, replay_key
 
@@ -114,6 +119,10 @@ async def test_replay_answers_every_port_like_the_recording(tmp_path: Path) -> N
     assert summary.value.summary == "The user drives a civic."
     assert vectors.value == [ScriptedEmbedder(DIM).vector("user drives honda civic")]
     assert {c.model for r in (graph, verdicts, summary, vectors) for c in r.calls} == {"replay"}
+    embed_record = vectors.calls[0]
+    assert embed_record.request["input"]["texts"] == ["user drives honda civic"]
+    assert embed_record.request["expected_dimension"] == DIM
+    assert embed_record.response == {"count": 1, "dims": [DIM]}
 
 
 def test_key_depends_on_input_data_kind_and_episode_not_on_prompt_or_order() -> None:
@@ -175,3 +184,79 @@ def test_missing_or_corrupt_cassette_is_a_clear_error(tmp_path: Path) -> None:
     bad.write_text('{"key": "a"}\nnot json\n')
     with pytest.raises(ValueError, match=r"bad\.jsonl:2"):
         ReplayModels(Cassette(bad))
+
+
+class TextProvider:
+    """A provider whose records carry the reply text, as the Gemini and OpenAI ones do."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    async def extract(self, request: ExtractInput) -> ModelResult[RawGraph]:
+        value = RawGraph.model_validate_json(self.text)
+        record = CallRecord("extract", "m", {}, reply_record(self.text, value, "STOP"), 1.0)
+        return ModelResult(value, [record])
+
+
+# Key order, spacing and a field left out (confidence): as a real model may answer.
+REPLY = '{"relationships": [{"object": "honda civic", "predicate": "drives",  "subject": "user"}]}'
+
+
+async def test_the_reply_text_is_recorded_and_replayed_through_the_response_model(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "c.jsonl"
+    models = scripted()
+    models.extractor = TextProvider(REPLY)
+    await RecordingModels(models, Cassette(path)).extract(extract_input())
+    [entry] = [json.loads(line) for line in path.read_text().splitlines()]
+    assert entry["response_text"] == REPLY
+    assert entry["output"] == RawGraph.model_validate_json(REPLY).model_dump(mode="json")
+
+    replayed = await ReplayModels(Cassette(path)).extract(extract_input())
+    assert replayed.value == RawGraph.model_validate_json(REPLY)
+    assert replayed.calls[0].response == {
+        "text": REPLY,
+        "parsed": replayed.value.model_dump(mode="json"),
+        "finish_reason": None,
+    }
+
+
+async def test_a_recorded_reply_is_judged_by_todays_response_model(tmp_path: Path) -> None:
+    """The text wins over ``output``: a reply the live provider would now refuse fails in
+    replay too, instead of replaying the value as it was parsed back then."""
+    path = tmp_path / "c.jsonl"
+    entry = {
+        "key": replay_key("extract", extract_input()),
+        "kind": "extract",
+        "scope": SCOPE.model_dump(),
+        "input": {},
+        "output": GRAPH.model_dump(mode="json"),
+        "response_text": '{"relationships": [{"subject": "user"}]}',
+        "error": None,
+    }
+    path.write_text(json.dumps(entry) + "\n")
+    with pytest.raises(ModelCallFailed, match="no longer parses"):
+        await ReplayModels(Cassette(path)).extract(extract_input())
+
+
+async def test_the_bundled_demo_cassette_still_answers_every_recorded_call() -> None:
+    """The demo's cassette predates ``response_text``: its ``output`` is replayed as is."""
+    cassette = Cassette(CASSETTE)
+    replay = ReplayModels(cassette, CASSETTE_DIM)
+    requests: dict[str, Any] = {
+        "extract": (ExtractInput, replay.extract),
+        "judge": (JudgeInput, replay.judge),
+        "summarize": (SummarizeInput, replay.summarize),
+        "embed": (EmbedInput, replay.embed),
+    }
+    entries = cassette.load()
+    assert {e["kind"] for e in entries.values()} == set(requests)
+    for key, entry in entries.items():
+        model, port = requests[entry["kind"]]
+        request = model.model_validate({**entry["input"], "scope": entry["scope"]})
+        assert replay_key(entry["kind"], request) == key
+        result = await port(request)
+        got = result.value.model_dump(mode="json") if entry["kind"] != "embed" else result.value
+        assert got == entry["output"]
+        assert result.calls[0].error is None

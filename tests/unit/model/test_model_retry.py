@@ -8,11 +8,14 @@ from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 
 import httpx2
+import openai
 import pytest
 from google.genai import errors as genai_errors
 
+from streams.model.openai.client import is_retryable as openai_is_retryable
 from streams.model.retry import (
     RetriesExhausted,
+    RetryableReply,
     RetryPolicy,
     is_retryable,
     server_delay_s,
@@ -141,3 +144,41 @@ async def test_each_attempt_has_the_timeout() -> None:
     result, n = await with_retries(slow_then_fast, policy, on_error=lambda _, e: seen.append(e))
     assert (result, n) == ("ok", 2)
     assert isinstance(seen[0], TimeoutError)
+
+
+def openai_error(status: int, headers: dict[str, str] | None = None) -> Exception:
+    request = httpx2.Request("POST", "http://stub/v1/chat/completions")
+    response = httpx2.Response(status, headers=headers or {}, request=request)
+    return openai.APIStatusError("x", response=response, body=None)
+
+
+def test_server_delay_from_openais_retry_after_ms() -> None:
+    assert server_delay_s(openai_error(429, {"retry-after-ms": "250"})) == 0.25
+    assert server_delay_s(openai_error(429, {"retry-after": "1", "retry-after-ms": "1500"})) == 1.5
+    assert server_delay_s(openai_error(429, {"retry-after-ms": "soon"})) is None
+
+
+@pytest.mark.parametrize(
+    ("exc", "retryable"),
+    [
+        (openai_error(429), True),
+        (openai_error(408), True),
+        (openai_error(502), True),
+        (openai_error(400), False),
+        (openai_error(401), False),
+        (openai.APITimeoutError(httpx2.Request("POST", "http://stub")), True),
+        (openai.APIConnectionError(request=httpx2.Request("POST", "http://stub")), True),
+        (RetryableReply("asked for dimension 16, got [8]"), True),
+        (ValueError("bad json"), False),
+    ],
+)
+def test_what_is_retryable_for_the_openai_sdk(exc: Exception, retryable: bool) -> None:
+    assert openai_is_retryable(exc) is retryable
+
+
+async def test_a_provider_chooses_what_retries() -> None:
+    call = Flaky(KeyError("provider-specific transient"))
+    result, attempts = await with_retries(
+        call, POLICY, sleep=Sleeps(), retryable=lambda e: isinstance(e, KeyError)
+    )
+    assert (result, attempts) == ("ok", 2)

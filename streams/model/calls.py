@@ -1,0 +1,56 @@
+"""What every real provider's calls share: error text, timing, retry logs, embed batches."""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections.abc import Awaitable, Callable, Sequence
+
+from streams.model.ports import CallRecord, ModelCallFailed, ModelResult
+
+log = logging.getLogger("streams.model")
+
+ERROR_CHARS = 2000
+
+
+def describe_error(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"[:ERROR_CHARS]
+
+
+def elapsed_ms(started: float) -> float:
+    return (time.perf_counter() - started) * 1000
+
+
+def log_retry(provider: str, kind: str, model: str) -> Callable[[int, BaseException], None]:
+    def on_error(attempt: int, exc: BaseException) -> None:
+        log.warning("%s %s (%s) attempt %d failed: %s", provider, kind, model, attempt, exc)
+
+    return on_error
+
+
+def unit(values: list[float]) -> list[float]:
+    """``values`` scaled to length 1 (a zero vector stays as it is)."""
+    norm = math.sqrt(sum(v * v for v in values))
+    return [v / norm for v in values] if norm > 0 else values
+
+
+Batch = Callable[[list[str]], Awaitable[tuple[list[list[float]], CallRecord]]]
+
+
+async def embed_in_batches(
+    texts: Sequence[str], max_batch: int, batch: Batch
+) -> ModelResult[list[list[float]]]:
+    """Embed ``texts`` with one ``batch`` call per ``max_batch`` texts, vectors in order;
+    a failed batch fails the whole call, carrying the records of the batches before it."""
+    vectors: list[list[float]] = []
+    calls: list[CallRecord] = []
+    texts = list(texts)
+    for first in range(0, len(texts), max_batch):
+        try:
+            got, record = await batch(texts[first : first + max_batch])
+        except ModelCallFailed as exc:
+            raise ModelCallFailed(str(exc), [*calls, *exc.calls]) from exc
+        vectors += got
+        calls.append(record)
+    return ModelResult(vectors, calls)
