@@ -178,7 +178,7 @@ def check_outcomes(rec: Reconciliation, scenario: Scenario, base: DbState,
 
 def check_integrity(rec: Reconciliation, scenario: Scenario, db: DbState) -> None:
     rec.add(
-        "no duplicate live (subject, predicate, object) per tenant",
+        "no duplicate current (subject, predicate, object) per tenant",
         "0",
         str(len(db.live_duplicates)),
         not db.live_duplicates,

@@ -62,7 +62,8 @@ async def read_db(url: str) -> DbState:
             tuple(r)
             for r in await conn.fetch(
                 "SELECT dataset, project_id, subject, predicate, object, count(*) FROM facts"
-                " WHERE invalid_at IS NULL GROUP BY 1, 2, 3, 4, 5 HAVING count(*) > 1"
+                " WHERE invalid_at IS NULL AND (valid_until IS NULL OR valid_until > now())"
+                " GROUP BY 1, 2, 3, 4, 5 HAVING count(*) > 1"
             )
         ]
         # Calls that failed for good (after the provider's retries, or not retryable).

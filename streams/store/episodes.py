@@ -50,6 +50,8 @@ _SUMMARY_AGAIN = (
     " THEN 'pending' ELSE e.status END,"
     f" retry_count = CASE WHEN {_NEWER} THEN 0 ELSE e.retry_count END,"
     f" semantic_retry_count = CASE WHEN {_NEWER} THEN 0 ELSE e.semantic_retry_count END,"
+    f" newer_version_pending = e.newer_version_pending"
+    f" OR ({_NEWER} AND e.semantic_status = 'processing'),"
 )
 _INSERT = (
     "INSERT INTO episodes AS e (dataset, project_id, episode_id, session_id, event_id,"
@@ -198,7 +200,7 @@ async def claim_next(
             row = await conn.fetchrow(
                 "UPDATE episodes e SET semantic_status = 'processing', claimed_at = now(),"
                 " claimed_by = $4, claim_event_id = e.event_id, claim_record = $5,"
-                " claim_token = $6,"
+                " claim_token = $6, newer_version_pending = false,"
                 " semantic_retry_count = e.semantic_retry_count"
                 "   + (e.semantic_status = 'processing')::int,"
                 " semantic_last_error = NULL, updated_at = now()"
@@ -317,10 +319,10 @@ async def mark_semantic_done(
     the new claim is still in flight (its facts still land; the new claim's are then
     dropped as duplicates). A claim released after a dead letter (``failed``) whose record
     was redriven and written ends ``done``. A newer version of the episode that arrived
-    while it was in flight (its event id replaced the claimed one) is queued again."""
+    while it was in flight (a later completed_at) is queued again."""
     await conn.execute(
-        "UPDATE episodes SET semantic_last_error = NULL, semantic_status = CASE"
-        "   WHEN claim_event_id <> event_id THEN 'queued' ELSE 'done' END,"
+        "UPDATE episodes SET semantic_last_error = NULL, newer_version_pending = false,"
+        " semantic_status = CASE WHEN newer_version_pending THEN 'queued' ELSE 'done' END,"
         f" claimed_at = NULL, updated_at = now() WHERE {EPISODE_KEY}"
         " AND ($4::text IS NULL OR claim_token IS NULL OR claim_token = $4)",
         dataset, project_id, episode_id, claim_token,

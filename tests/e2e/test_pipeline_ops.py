@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from typer.testing import CliRunner
 
@@ -22,7 +22,7 @@ from streams.model.fakes.book import ScriptBook, TenantScript, always, claim, gr
 from streams.model.ports import EmbedInput
 from streams.ops.dlq import DeadLetter, list_dead_letters
 from streams.settings import Settings
-from tests.support.events import episode
+from tests.support.events import BASE_TIME, episode
 from tests.support.fact_table import Row, drops, fact_table, table
 from tests.support.pipeline import Pipeline, delete_pipeline_topics, pipeline_settings
 
@@ -31,25 +31,33 @@ JOBS_AND_CAR = graph(
     claim("user", "works at", "google"), claim("user", "drives", "honda civic"),
     claim("honda civic", "has mileage of", "80000 km"),
 )  # fmt: skip
+SOLD_DAY = (BASE_TIME - timedelta(days=7)).date().isoformat()  # "last week"
+SOLD_AT = datetime.fromisoformat(SOLD_DAY).replace(tzinfo=UTC)
 HISTORY = [
     ("ep-1", "I work at Google and drive a Honda Civic with 80,000 km.", JOBS_AND_CAR),
     ("ep-2", "I just started at Anthropic.",
      graph({"anthropic": "ORG"}, claim("user", "works at", "anthropic"))),
     ("ep-3", "I sold the Civic last week.",
-     graph({"honda civic": "VEHICLE"}, claim("user", "sold", "honda civic", until="2026-11-13"))),
+     graph({"honda civic": "VEHICLE"}, claim("user", "sold", "honda civic", until=SOLD_DAY))),
 ]  # fmt: skip
 SOLD = "user sold honda civic"
 JUDGE = {
     ("user works at anthropic", "user works at google"): "old",
     (SOLD, "user drives honda civic"): "old",
 }
+MILEAGE, ANTHROPIC = "honda civic has mileage of 80000 km", "user works at anthropic"
 ORIGINAL = table([
-    Row("honda civic", "has mileage of", "80000 km", "ep-1", "cascade", by=SOLD, kind="literal"),
+    Row("honda civic", "has mileage of", "80000 km", "ep-1", "cascade", by=MILEAGE, kind="literal"),
+    Row("honda civic", "has mileage of", "80000 km", "ep-3", "expired", kind="literal",
+        valid_until=SOLD_AT, end="cascade", end_by=SOLD),
     Row("user", "drives", "honda civic", "ep-1", "superseded", by=SOLD),
-    Row("user", "sold", "honda civic", "ep-3", "expired",
-        valid_until=datetime(2026, 11, 13, tzinfo=UTC)),
+    Row("user", "drives", "honda civic", "ep-3", "expired", valid_until=SOLD_AT,
+        end="superseded", end_by=SOLD),
+    Row("user", "sold", "honda civic", "ep-3", "expired", valid_until=SOLD_AT),
     Row("user", "works at", "anthropic", "ep-2"),
-    Row("user", "works at", "google", "ep-1", "superseded", by="user works at anthropic"),
+    Row("user", "works at", "google", "ep-1", "superseded", by=ANTHROPIC),
+    Row("user", "works at", "google", "ep-2", "expired", valid_until=BASE_TIME, end="superseded",
+        end_by=ANTHROPIC),
 ])  # fmt: skip
 
 
@@ -148,8 +156,9 @@ async def test_replay_reprocess_twice_converges(kafka_bootstrap: str, database_u
         ("ep-1", "write", "already_written", "user works at google"),
         ("ep-1", "write", "already_written", "user drives honda civic"),
         ("ep-1", "write", "already_written", "honda civic has mileage of 80000 km"),
-        ("ep-3", "write", "already_written", SOLD),
     }
+    # The replayed sale is history already stored with the same validity: dedup's call.
+    assert ("ep-3", "dedup", "exact_duplicate", SOLD) in replayed
 
 
 async def wait_for_dead_letters(settings: Settings, stage: str, tenant: str) -> list[DeadLetter]:

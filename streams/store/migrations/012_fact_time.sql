@@ -35,3 +35,7 @@ CREATE UNIQUE INDEX IF NOT EXISTS facts_open_unique
 -- writer's re-check.
 CREATE INDEX IF NOT EXISTS facts_believed_by_triple
     ON facts (dataset, project_id, subject, predicate, object) WHERE invalid_at IS NULL;
+
+-- A newer version of an episode that arrives while it is being extracted: extraction runs
+-- again once the claim in flight ends (streams/store/episodes.py, mark_semantic_done).
+ALTER TABLE episodes ADD COLUMN IF NOT EXISTS newer_version_pending boolean NOT NULL DEFAULT false;
