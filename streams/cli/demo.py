@@ -39,7 +39,9 @@ def demo_command(
     provider: Annotated[
         str,
         typer.Option(
-            help="auto: Gemini when GEMINI_API_KEY is set, else the cassette; or replay | gemini."
+            help="auto: an OpenAI-compatible server when FACTSTREAM_MODEL_PROVIDER=openai,"
+            " Gemini when GEMINI_API_KEY is set, else the bundled cassette;"
+            " or replay | gemini | openai."
         ),
     ] = "auto",
     record_cassette: Annotated[
@@ -57,8 +59,8 @@ def demo_command(
     ] = False,
 ) -> None:
     """Run the whole pipeline on the bundled conversations and print the resulting facts."""
-    if provider not in ("auto", "replay", "gemini"):
-        raise typer.BadParameter("--provider is auto, replay or gemini")
+    if provider not in ("auto", "replay", "gemini", "openai"):
+        raise typer.BadParameter("--provider is auto, replay, gemini or openai")
     code = run_demo(
         settings_of(ctx), out, print_results, provider=provider, record=record_cassette,
         db_name=db_name, timeout_s=timeout, keep_topics=keep_topics,

@@ -36,7 +36,7 @@ from streams.model.ports import CallScope, ExtractInput, ModelResult, Models
 from streams.runtime.stage import RecordContext, Routed, Stage, StageDeps
 from streams.stages.base import PipelineStage
 from streams.stages.release import Release, release_of, release_record
-from streams.store import claims, episodes
+from streams.store import claims, episodes, gate
 from streams.store.context import load_known_entities, load_prompt_context
 from streams.store.llm_calls import record_calls
 
@@ -124,7 +124,7 @@ class ExtractStage(PipelineStage[EpisodeCompleted]):
         self, conn: Any, event: EpisodeCompleted, ctx: RecordContext
     ) -> tuple[EpisodeCompleted, str] | None:
         token = uuid.uuid4().hex  # names this claim on every event of the episode
-        claimed = await episodes.claim_next(
+        claimed = await gate.claim_next(
             conn, event.dataset, event.project_id, self.deps.worker_id,
             self.deps.settings.claim_timeout_s, record=_record(ctx), token=token,
         )  # fmt: skip
@@ -167,7 +167,7 @@ class ExtractStage(PipelineStage[EpisodeCompleted]):
             except ModelError as exc:  # after the provider's own retries
                 async with pool.acquire() as conn, conn.transaction():
                     await record_calls(conn, request.scope, STAGE, getattr(exc, "calls", []))
-                    used = await episodes.count_extraction_failure(
+                    used = await gate.count_extraction_failure(
                         conn, event, worker, str(exc), settings.max_retries
                     )
                 left = None if used is None else settings.max_retries - used
@@ -184,11 +184,11 @@ class ExtractStage(PipelineStage[EpisodeCompleted]):
 
     async def _release(self, event: EpisodeCompleted) -> None:
         async with self.deps.pool.acquire() as conn:
-            await episodes.release_claim(conn, event, self.deps.worker_id)
+            await gate.release_claim(conn, event, self.deps.worker_id)
 
     async def _fail(self, event: EpisodeCompleted, error: str) -> None:
         async with self.deps.pool.acquire() as conn:
-            await episodes.mark_semantic_failed(conn, event, self.deps.worker_id, error)
+            await gate.mark_semantic_failed(conn, event, self.deps.worker_id, error)
 
     async def _extract(
         self, event: EpisodeCompleted, token: str, scope: CallScope
@@ -198,9 +198,7 @@ class ExtractStage(PipelineStage[EpisodeCompleted]):
         messages = event.window_messages()
         if not messages:
             async with pool.acquire() as conn:
-                await episodes.mark_semantic_skipped(
-                    conn, *_key(event), "no messages in the window"
-                )
+                await gate.mark_semantic_skipped(conn, *_key(event), "no messages in the window")
             log.info("extract: episode %s of %s skipped: empty window", *_ids(event))
             return []
 

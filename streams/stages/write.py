@@ -25,7 +25,7 @@ from pydantic import BaseModel
 from streams.events import FactsJudged
 from streams.runtime.stage import RecordContext, Routed, Stage, StageDeps
 from streams.stages.release import ReleasesClaimOnDeadLetter
-from streams.store.episodes import next_to_release
+from streams.store.gate import next_to_release
 from streams.store.writer import WriteResult, write_judged
 
 log = logging.getLogger(__name__)

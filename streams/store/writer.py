@@ -31,7 +31,7 @@ from typing import Any
 
 from streams.events import Dropped, FactsJudged
 from streams.store.consumed_offsets import ConsumedOffsets, ConsumedRecord
-from streams.store.episodes import mark_semantic_done
+from streams.store.gate import mark_semantic_done
 from streams.store.write_steps import EpisodeWriter, WriteResult
 
 __all__ = ["WriteResult", "write_judged"]

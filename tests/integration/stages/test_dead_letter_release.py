@@ -20,7 +20,7 @@ from streams.runtime.records import OutRecord, Record
 from streams.runtime.stage import StageDeps
 from streams.stages import dedup, extract, resolve
 from streams.stages.release import CLAIM_HEADER
-from streams.store import episodes
+from streams.store import episodes, gate
 from tests.support.episodes import episode, make_deps, new_tenant
 from tests.support.store_rows import ledger
 
@@ -156,9 +156,9 @@ async def test_the_writer_ends_only_the_claim_its_record_belongs_to(pool: Any) -
     key = (e1.dataset, e1.project_id, e1.episode_id)
     async with pool.acquire() as conn:
         await episodes.enqueue_episode(conn, e1)
-        await episodes.claim_next(conn, *tenant, "w", 600.0, token="current")
+        await gate.claim_next(conn, *tenant, "w", 600.0, token="current")
         # The late output of a claim that went stale and was taken over: the gate stays shut.
-        await episodes.mark_semantic_done(conn, *key, "taken-over")
+        await gate.mark_semantic_done(conn, *key, "taken-over")
         assert (await ledger(pool, e1))["semantic_status"] == "processing"
-        await episodes.mark_semantic_done(conn, *key, "current")
+        await gate.mark_semantic_done(conn, *key, "current")
         assert (await ledger(pool, e1))["semantic_status"] == "done"

@@ -24,7 +24,7 @@ from streams.runtime.config import WorkerConfig
 from streams.runtime.worker import Worker
 from streams.settings import Settings
 from streams.stages.extract import create_stage
-from streams.store.episodes import mark_semantic_done, next_to_release
+from streams.store.gate import mark_semantic_done, next_to_release
 from tests.support.db import TEST_EMBEDDING_DIM
 from tests.support.episodes import episode, make_deps, new_tenant
 from tests.support.kafka import committed_reader

@@ -13,12 +13,8 @@ from streams.domain.graph import RawClaim, RawGraph
 from streams.errors import TransientError
 from streams.model.ports import ExtractInput
 from streams.stages.extract import create_stage
-from streams.store.episodes import (
-    claim_next,
-    enqueue_episode,
-    mark_semantic_done,
-    next_to_release,
-)
+from streams.store.episodes import enqueue_episode
+from streams.store.gate import claim_next, mark_semantic_done, next_to_release
 from tests.support.episodes import episode, make_deps, new_tenant
 from tests.support.stages import CTX
 from tests.support.store_rows import ledger, llm_calls

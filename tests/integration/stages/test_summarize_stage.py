@@ -9,7 +9,8 @@ import pytest
 from streams.model.fakes.scripted import hashed_vector
 from streams.model.ports import EmbedInput, SummarizeInput, SummaryOutput
 from streams.stages.summarize import create_stage
-from streams.store.episodes import enqueue_episode, next_to_release
+from streams.store.episodes import enqueue_episode
+from streams.store.gate import next_to_release
 from tests.support.db import TEST_EMBEDDING_DIM
 from tests.support.episodes import episode, make_deps, new_tenant
 from tests.support.stages import CTX

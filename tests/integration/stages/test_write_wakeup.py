@@ -8,7 +8,8 @@ from typing import Any
 from streams.runtime.stage import Routed
 from streams.settings import Settings
 from streams.stages.write import create_stage
-from streams.store.episodes import claim_next, enqueue_episode
+from streams.store.episodes import enqueue_episode
+from streams.store.gate import claim_next
 from tests.support.episodes import episode
 from tests.support.events import new_tenant
 from tests.support.facts import cand, deps, fact, judged

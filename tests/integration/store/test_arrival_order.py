@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from streams.store import episodes
+from streams.store import episodes, gate
 from tests.support.episodes import episode, new_tenant
 
 TIMEOUT = 600.0
@@ -29,10 +29,10 @@ async def test_extraction_order_wins_over_the_summary_stage_inserts(pool: Any) -
             assert (await episodes.enqueue_episode(conn, ev)).status == "queued"
         started = []
         for _ in range(3):
-            claimed = await episodes.claim_next(conn, *tenant, "w1", TIMEOUT)
+            claimed = await gate.claim_next(conn, *tenant, "w1", TIMEOUT)
             assert claimed is not None
             started.append(claimed.episode_id)
-            await episodes.mark_semantic_done(conn, *tenant, claimed.episode_id)
+            await gate.mark_semantic_done(conn, *tenant, claimed.episode_id)
     assert started == ["e1", "e2", "e3"]
 
 
@@ -42,5 +42,5 @@ async def test_a_queued_episode_keeps_its_place_when_it_arrives_again(pool: Any)
     async with pool.acquire() as conn:
         for ev in (e1, e2, e1):  # e1 again: a duplicate or a sweep republish
             await episodes.enqueue_episode(conn, ev)
-        claimed = await episodes.claim_next(conn, *tenant, "w1", TIMEOUT)
+        claimed = await gate.claim_next(conn, *tenant, "w1", TIMEOUT)
     assert claimed is not None and claimed.episode_id == "e1"

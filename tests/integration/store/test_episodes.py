@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from streams.events import EpisodeCompleted
-from streams.store import episodes
+from streams.store import episodes, gate
 from streams.store.db import create_pool
 from tests.support.db import create_fresh_database
 from tests.support.episodes import episode, new_tenant
@@ -44,19 +44,19 @@ async def enqueue(pool: Any, *evs: EpisodeCompleted) -> list[str]:
 async def claim(pool: Any, tenant: tuple[str, str], worker: str = "w1") -> str | None:
     """claim_next; the claimed episode's id, or None."""
     async with pool.acquire() as conn:
-        got = await episodes.claim_next(conn, *tenant, worker, TIMEOUT)
+        got = await gate.claim_next(conn, *tenant, worker, TIMEOUT)
     return None if got is None else got.episode_id
 
 
 async def released(pool: Any, tenant: tuple[str, str]) -> str | None:
     async with pool.acquire() as conn:
-        got = await episodes.next_to_release(conn, *tenant, TIMEOUT)
+        got = await gate.next_to_release(conn, *tenant, TIMEOUT)
     return None if got is None else got.episode_id
 
 
 async def done(pool: Any, ev: EpisodeCompleted) -> None:
     async with pool.acquire() as conn:
-        await episodes.mark_semantic_done(conn, ev.dataset, ev.project_id, ev.episode_id)
+        await gate.mark_semantic_done(conn, ev.dataset, ev.project_id, ev.episode_id)
 
 
 async def set_cols(pool: Any, ev: Any, sql: str) -> None:
@@ -79,7 +79,7 @@ async def test_claim_next_starts_the_oldest_queued_episode(ledger_pool: Any) -> 
     assert await enqueue(ledger_pool, first, second) == ["queued", "queued"]
 
     async with ledger_pool.acquire() as conn:
-        claimed = await episodes.claim_next(conn, *tenant, "w1", TIMEOUT)
+        claimed = await gate.claim_next(conn, *tenant, "w1", TIMEOUT)
     # The oldest by arrival, rebuilt from its row with its own event id and transcript.
     assert claimed == first
     r = await row(ledger_pool, first)
@@ -144,7 +144,7 @@ async def test_a_failed_episode_is_queued_again_and_keeps_its_place(ledger_pool:
     await enqueue(ledger_pool, failing)
     assert await claim(ledger_pool, tenant) == failing.episode_id
     async with ledger_pool.acquire() as conn:
-        assert await episodes.mark_semantic_failed(conn, failing, "w1", "503")
+        assert await gate.mark_semantic_failed(conn, failing, "w1", "503")
     await enqueue(ledger_pool, later)
     assert await enqueue(ledger_pool, failing) == ["queued"]  # the sweep republished it
     assert await claim(ledger_pool, tenant) == failing.episode_id  # arrived first
@@ -164,7 +164,7 @@ async def test_a_failed_episode_at_the_cap_stays_failed_unless_reprocess(
             assert (await episodes.enqueue_episode(conn, ev, max_retries=3)).status == "queued"
         assert await claim(ledger_pool, tenant) == ev.episode_id
         async with ledger_pool.acquire() as conn:
-            assert await episodes.mark_semantic_failed(conn, ev, "w1", f"503 #{attempt}")
+            assert await gate.mark_semantic_failed(conn, ev, "w1", f"503 #{attempt}")
     async with ledger_pool.acquire() as conn:
         assert (await episodes.enqueue_episode(conn, ev, max_retries=3)).status == "failed"
         again = ev.model_copy(update={"reprocess": True})
@@ -193,10 +193,10 @@ async def test_released_claim_is_first_in_line(ledger_pool: Any) -> None:
     first, second = episode(tenant), episode(tenant)
     await enqueue(ledger_pool, first, second)
     async with ledger_pool.acquire() as conn:
-        claimed = await episodes.claim_next(conn, *tenant, "leaving", TIMEOUT)
+        claimed = await gate.claim_next(conn, *tenant, "leaving", TIMEOUT)
         assert claimed is not None
-        assert not await episodes.release_claim(conn, claimed, "someone-else")
-        assert await episodes.release_claim(conn, claimed, "leaving")
+        assert not await gate.release_claim(conn, claimed, "someone-else")
+        assert await gate.release_claim(conn, claimed, "leaving")
     r = await row(ledger_pool, first)
     assert (r["semantic_status"], r["semantic_retry_count"]) == ("queued", 0)
     assert await claim(ledger_pool, tenant, "next-owner") == first.episode_id
@@ -211,7 +211,7 @@ async def test_a_claim_is_taken_back_by_the_same_worker_for_the_same_record_only
 
     async def take(worker: str, record: str) -> str | None:
         async with ledger_pool.acquire() as conn:
-            got = await episodes.claim_next(conn, *tenant, worker, TIMEOUT, record=record)
+            got = await gate.claim_next(conn, *tenant, worker, TIMEOUT, record=record)
         return None if got is None else got.episode_id
 
     assert await take("extract-0", "t/0/5") == ev.episode_id
@@ -246,8 +246,8 @@ async def test_a_worker_that_lost_its_claim_does_not_count_a_failure(ledger_pool
     await set_cols(ledger_pool, ev, STALE)
     assert await claim(ledger_pool, tenant, "w2") == ev.episode_id  # 1 retry: taken over
     async with ledger_pool.acquire() as conn:
-        assert not await episodes.mark_semantic_failed(conn, ev, "w1", "late failure")
-        assert await episodes.mark_semantic_failed(conn, ev, "w2", "boom")
+        assert not await gate.mark_semantic_failed(conn, ev, "w1", "late failure")
+        assert await gate.mark_semantic_failed(conn, ev, "w2", "boom")
     r = await row(ledger_pool, ev)
     assert (r["semantic_status"], r["semantic_retry_count"], r["semantic_last_error"]) == (
         "failed", 2, "boom",
@@ -259,7 +259,7 @@ async def test_skipped_and_summary_columns(ledger_pool: Any) -> None:
     await enqueue(ledger_pool, ev)
     key = (ev.dataset, ev.project_id, ev.episode_id)
     async with ledger_pool.acquire() as conn:
-        await episodes.mark_semantic_skipped(conn, *key, "no messages in the window")
+        await gate.mark_semantic_skipped(conn, *key, "no messages in the window")
         await episodes.save_summary(conn, *key, "The user moved.")
         await episodes.mark_summary_failed(conn, *key, "embedding failed: 503")
         state = await episodes.summary_state(conn, *key)
