@@ -180,12 +180,23 @@ class Worker:
             await asyncio.sleep(0)  # let lanes started by the last batch run first
             pause = self._want_pause()
             room = max(1, min(self._max_poll_records, cap - self._dispatcher.queued))
-            recs: list[Record] = await self._call(self._io.poll, pause, room, self._poll_timeout_s)
+            batch: tuple[list[Record], dict[TP, int]] = await self._call(
+                self._io.poll_batch, pause, room, self._poll_timeout_s
+            )
             self._last_poll = time.monotonic()
-            if not self._stop.is_set():
+            if not self._stop.is_set():  # a stopping worker drops what it polled: no advance
+                recs, positions = batch
                 for rec in recs:
                     self._accept(rec)
+                self._advance(positions)
             self.metrics.in_flight.set(self._dispatcher.queued)
+
+    def _advance(self, positions: dict[TP, int]) -> None:
+        """Positions read after the records just accepted (see ``PartitionLedger``)."""
+        for tp, position in positions.items():
+            led = self._ledgers.get(tp)
+            if led is not None and tp not in self._closing:
+                led.advance(position)
 
     def _want_pause(self) -> bool:
         """Backpressure. Fetch while fewer than 2 x concurrency keys have work and fewer
