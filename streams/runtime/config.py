@@ -45,6 +45,7 @@ class WorkerConfig:
     retry_max_s: float = 30.0
     max_record_bytes: int = 1_000_000
     metrics_port: int = 0
+    metrics_host: str = "0.0.0.0"  # the metrics server's bind address
     transaction_timeout_ms: int = 10_000
     # Deadline of ONE transactional call (init/begin/send_offsets/commit/abort) before the
     # worker exits (watchdog.py, librdkafka#5456); 0 = off. kafka_commit gives each call a
@@ -101,6 +102,7 @@ class WorkerConfig:
             kafka_txn_watchdog_s=settings.kafka_txn_watchdog_s,
             max_record_bytes=settings.max_record_bytes,
             metrics_port=settings.metrics_port if metrics_port is None else metrics_port,
+            metrics_host=settings.metrics_bind_address,
         )
         return replace(cfg, **overrides)
 

@@ -62,15 +62,9 @@ def describe_groups(bootstrap: str, groups: Sequence[str]) -> list[GroupRow]:
         cells = line.split()
         if len(cells) < 6 or cells[0] == "GROUP" or cells[0] not in groups:
             continue
+        group, topic, partition, current, log_end, lag = cells[:6]
         rows.append(
-            GroupRow(
-                cells[0],
-                cells[1],
-                int(cells[2]),
-                _number(cells[3]),
-                int(cells[4]),
-                _number(cells[5]),
-            )  # fmt: skip
+            GroupRow(group, topic, int(partition), _number(current), int(log_end), _number(lag))
         )
     return rows
 
