@@ -12,17 +12,25 @@ FS := $(VENV)/bin/factstream
 STAMP := $(VENV)/.factstream-installed
 PYTEST_ARGS ?= -q --timeout=300 tests
 
-.PHONY: help venv lint fmt test dev-up dev-down dev-status jars demo bench chaos
+.PHONY: help venv constraints lint fmt test dev-up dev-down dev-status jars demo bench chaos
 
 help:
-	@echo "make venv | lint | fmt | test | dev-up | dev-down | dev-status | jars | demo | bench | chaos"
+	@echo "make venv | constraints | lint | fmt | test | dev-up | dev-down | dev-status | jars | demo | bench | chaos"
 
 venv: $(STAMP)
 
-$(STAMP): pyproject.toml
+# Installs the versions of constraints.txt (as deploy/Dockerfile does), so CI, every
+# developer and the image run the same dependencies.
+$(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q -e '.[dev]'
+	$(PY) -m pip install -q -c constraints.txt -e '.[dev]'
 	touch $@
+
+# After changing a dependency in pyproject.toml: install it, then pin what the venv holds.
+constraints: venv
+	$(PY) -m pip install -q -e '.[dev]'
+	{ sed -n '/^#/p' constraints.txt; $(PY) -m pip freeze --exclude-editable; } > constraints.txt.new
+	mv constraints.txt.new constraints.txt
 
 # ruff (lint, complexity <= 13, format), mypy --strict, and the import contracts of
 # pyproject.toml [tool.importlinter]: arrows point down, a pure domain, no cycles.

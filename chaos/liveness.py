@@ -1,5 +1,5 @@
-"""A liveness probe as Kubernetes runs it (deploy/k8s: /healthz every 10 s, 6 failures):
-a worker whose /healthz fails for ``window_s`` is killed and restarted."""
+"""A liveness probe as Kubernetes runs it (deploy/k8s: /livez every 10 s, 6 failures):
+a worker whose /livez fails for ``window_s`` is killed and restarted."""
 
 from __future__ import annotations
 
@@ -18,9 +18,9 @@ def free_port() -> int:
 
 
 def probe(port: int, timeout_s: float = 2.0) -> tuple[bool, str]:
-    """(healthy, why) from the worker's /healthz."""
+    """(healthy, why) from the worker's /livez."""
     try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=timeout_s) as r:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/livez", timeout=timeout_s) as r:
             return r.status == 200, r.read().decode(errors="replace")[:200]
     except urllib.error.HTTPError as exc:
         return False, exc.read().decode(errors="replace")[:200]

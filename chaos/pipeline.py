@@ -127,7 +127,7 @@ class Run:
 
     async def _watch(self) -> None:
         """Restart what died (after its hold time), and what fails its liveness probe:
-        a scheduler's job (deploy/k8s has the same /healthz liveness probe)."""
+        a scheduler's job (deploy/k8s has the same /livez liveness probe)."""
         assert self.sup is not None
         liveness, last_probe = Liveness(), 0.0
         while True:

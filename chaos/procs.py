@@ -40,7 +40,7 @@ class Slot:
     pauses: int = 0
     crashes: list[int] = field(default_factory=list)  # exit codes of exits we did not cause
     expect_exit: bool = False
-    metrics_port: int | None = None  # /healthz for the liveness probe (workers only)
+    metrics_port: int | None = None  # /livez for the liveness probe (workers only)
     started_at: float = 0.0
     paused: bool = False
 

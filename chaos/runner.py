@@ -124,7 +124,7 @@ def _describe_faults(rec: rc.Reconciliation, profile: Profile, chaos: RunResult)
         None,
     )
     rec.add(
-        "workers restarted by the liveness probe (/healthz failing 45 s)",
+        "workers restarted by the liveness probe (/livez failing 45 s)",
         "information",
         "; ".join(chaos.liveness_kills) or "none",
         None,

@@ -116,6 +116,9 @@ class Settings(BaseSettings):
     # Postgres restart or a broker failover is ridden out instead of dead-lettered.
     transient_min_retry_s: float = Field(default=60.0, ge=0)
     metrics_port: int = Field(default=0, ge=0)  # 0: no HTTP server
+    # Where the metrics and health server listens: all interfaces (containers), "127.0.0.1"
+    # to keep it on the machine, "::" for IPv6.
+    metrics_bind_address: str = "0.0.0.0"
     # A worker whose Kafka transactional call has not returned after this long exits (code
     # 3) to be restarted (librdkafka#5456: such calls can hang after a broker restart). 0: off.
     kafka_txn_watchdog_s: float = Field(default=60.0, ge=0)

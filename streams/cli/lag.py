@@ -14,6 +14,7 @@ from streams.cli.tables import lag_table
 from streams.kafka import admin as ka
 from streams.kafka.client import KafkaFailure
 from streams.ops.lag import collect_lag, group_chooser, lag_as_json
+from streams.ops.lag_exporter import lag_server, serve_until_signal
 from streams.pipeline import STAGES
 
 
@@ -41,6 +42,14 @@ def lag_command(
             help="Read the groups <PREFIX><stage>, e.g. demo.<run id>.factstream- for a demo run."
         ),
     ] = None,
+    serve: Annotated[
+        int | None,
+        typer.Option(
+            metavar="PORT",
+            help="Serve the lag as Prometheus metrics (kafka_exporter names) on PORT until"
+            " stopped, instead of printing it.",
+        ),
+    ] = None,
 ) -> None:
     """Consumer lag per stage, topic and partition: log-end offset minus committed offset.
 
@@ -57,6 +66,13 @@ def lag_command(
         raise fail(exc) from exc
     stages = named or list(STAGES)
     admin = ka.admin_client(settings)
+    if serve is not None:
+        server = lag_server(settings, admin, stages, group_of, serve)
+        groups = ", ".join(group_of(s) for s in stages)
+        where = f"http://{settings.metrics_bind_address}:{server.port}"
+        out.print(f"serving the lag of {groups} on {where}/metrics", markup=False)
+        serve_until_signal(server)
+        return
     while True:
         try:
             report = collect_lag(settings, admin, stages, group_of)

@@ -10,15 +10,20 @@ restart it), 2 for a usage error, 3 when a Kafka transactional call hung past
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from typing import Annotated, Any
 
 import typer
+from prometheus_client import CollectorRegistry
 
 from streams.errors import ConfigError
+from streams.model.metered import ModelMetrics, metered
 from streams.pipeline import StageFactory, factory_of
 from streams.runtime import jsonlog
 from streams.runtime.config import WorkerConfig, default_instance_id
+from streams.runtime.health import ReadyCheck
+from streams.runtime.metrics import WorkerMetrics
 from streams.runtime.stage import StageDeps
 from streams.runtime.worker import Worker
 from streams.settings import Settings, load_settings
@@ -28,10 +33,12 @@ log = logging.getLogger("streams.cli.worker")
 
 class LazyModels:
     """Builds the model providers (streams.model.loader) on first use, so stages that
-    never call a model need no API key."""
+    never call a model need no API key; with ``meter``, every call is measured
+    (streams/model/metered.py: the same metrics whatever the provider)."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, meter: ModelMetrics | None = None) -> None:
         self._settings = settings
+        self._meter = meter
         self._models: Any = None
 
     def __getattr__(self, name: str) -> Any:
@@ -40,7 +47,8 @@ class LazyModels:
         if self._models is None:
             from streams.model.loader import build_models
 
-            self._models = build_models(self._settings)
+            models = build_models(self._settings)
+            self._models = models if self._meter is None else metered(models, self._meter)
         return getattr(self._models, name)
 
 
@@ -60,13 +68,23 @@ async def run_worker(
 
         pool = await create_pool(settings.require_database_url(), application_name=pool_name)
     try:
+        registry = CollectorRegistry()  # the worker's metrics: runtime, models, pool
+        meter = ModelMetrics(registry)
         deps = StageDeps(
             settings=settings,
             pool=pool,
-            models=LazyModels(settings),
+            models=LazyModels(settings, meter),
             worker_id=instance_id or default_instance_id(),
         )
         stage = factory(deps)
+        meter.stage = stage.name
+        metrics = WorkerMetrics(stage.name, registry)
+        checks: dict[str, ReadyCheck] = {}
+        if pool is not None:
+            from streams.store.db import ping
+
+            metrics.watch_pool(pool)
+            checks["postgres"] = functools.partial(ping, pool)
         cfg = WorkerConfig.from_settings(
             settings,
             stage.name,
@@ -75,7 +93,8 @@ async def run_worker(
             concurrency=concurrency,
             metrics_port=metrics_port,
         )
-        return await Worker(stage, cfg, install_signals=True).run()
+        worker = Worker(stage, cfg, metrics=metrics, install_signals=True, ready_checks=checks)
+        return await worker.run()
     finally:
         if pool is not None:
             await pool.close()
@@ -88,7 +107,8 @@ def worker_command(
         typer.Option("--concurrency", "-c", help="Records in flight (default: settings)."),
     ] = None,
     metrics_port: Annotated[
-        int | None, typer.Option("--metrics-port", help="Serve /metrics and /healthz here.")
+        int | None,
+        typer.Option("--metrics-port", help="Serve /metrics, /livez and /readyz here."),
     ] = None,
     stage_factory: Annotated[
         str | None, typer.Option("--stage-factory", help="'package.module:factory' to run.")

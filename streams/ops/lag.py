@@ -2,9 +2,9 @@
 
 lag = log-end offset − committed offset, per partition. A partition where the group has
 not committed yet counts from the earliest offset still in the log (the workers start
-there), so its lag is everything retained. The log-end offset is the high watermark;
-transaction markers occupy offsets too, so a transactional topic can show a lag of 1-2
-per partition that no worker will ever "consume" until the next record arrives.
+there), so its lag is everything retained. The log-end offset is the high watermark, the
+number ``kafka-consumer-groups`` and KEDA use too; transaction markers occupy offsets,
+and workers commit their consumer's position past them, so a drained group shows 0.
 """
 
 from __future__ import annotations

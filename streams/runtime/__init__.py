@@ -14,7 +14,9 @@ How a record flows (``worker.Worker``):
    result into output records — or into one dead letter (``dlq`` lists its headers).
 4. Outputs are HELD in the ledger. Every ``commit_interval`` the committer takes each
    partition's contiguous finished prefix and, in Kafka-to-Kafka mode, commits it in one
-   transaction: produce the outputs and dead letters in offset order,
+   transaction (up to the consumer's position once nothing of the partition is in flight,
+   so the upstream commit marker is stepped over and a drained group shows lag 0):
+   produce the outputs and dead letters in offset order,
    ``send_offsets_to_transaction`` (group metadata: a zombie's stale generation is
    refused by the broker), commit. A failed transaction is aborted and the prefix is
    tried again; a revoked or lost partition is never committed again (assignment

@@ -52,6 +52,7 @@ class WorkerConfig:
     retry_max_s: float = 30.0
     max_record_bytes: int = 1_000_000
     metrics_port: int = 0
+    metrics_host: str = "0.0.0.0"  # the metrics server's bind address
     transaction_timeout_ms: int = 10_000
     # Deadline of ONE transactional call (init/begin/send_offsets/commit/abort) before the
     # worker exits (watchdog.py, librdkafka#5456); 0 = off. kafka_commit gives each call a
@@ -102,6 +103,7 @@ class WorkerConfig:
             commit_interval_s=settings.commit_interval_ms / 1000,
             metrics_port=settings.metrics_port if metrics_port is None else metrics_port,
             **{name: getattr(settings, name) for name in _FROM_SETTINGS},
+            metrics_host=settings.metrics_bind_address,
         )
         return replace(cfg, **overrides)
 

@@ -12,7 +12,10 @@ Polling, pause/resume, commits and the rebalance callbacks (which librdkafka run
 
 Kafka-to-Kafka mode commits one transaction per plan: begin, produce every held output
 in offset order, ``send_offsets_to_transaction(next offsets, group metadata)`` (KIP-447:
-the broker rejects a stale group generation, which fences zombies), commit. Sink mode
+the broker rejects a stale group generation, which fences zombies), commit. The next
+offset is the consumer's position once every record of the partition is finished (past
+the upstream commit marker: lag 0 at rest), else the offset after the finished prefix;
+``poll_batch`` reads the positions on this thread right after the records. Sink mode
 produces the held outputs (dead letters, and what the handler returned as ``Routed``)
 with a plain idempotent producer, flushes, then commits offsets: at-least-once, after the
 handler's own database commit and before the offset commit. Those two, and replacing the
@@ -116,14 +119,32 @@ class KafkaIO(ProducerSide):
         )
 
     def poll(self, pause: bool, max_records: int, timeout: float) -> list[Record]:
+        return self.poll_batch(pause, max_records, timeout)[0]
+
+    def poll_batch(
+        self, pause: bool, max_records: int, timeout: float
+    ) -> tuple[list[Record], dict[TP, int]]:
+        """Records, and the position of every live partition read after them.
+
+        The position is the offset of the next record the consumer will return; it steps
+        over transaction markers even when no record comes back (it moves while polling).
+        Every record below it is in this batch or an earlier one, which is what lets the
+        worker commit it once those records are finished (``ledger.advance``)."""
         self._apply_pause(pause)
         self.producer.poll(0)
         first = self.consumer.poll(timeout)
-        if first is None:
-            return []
-        msgs = [first]
-        if max_records > 1:
+        msgs = [] if first is None else [first]
+        if first is not None and max_records > 1:
             msgs.extend(self.consumer.consume(max_records - 1, 0))
+        return self._records(msgs), self._positions()
+
+    def _positions(self) -> dict[TP, int]:
+        if not self._live:
+            return {}
+        tps = self.consumer.position([TopicPartition(t, p) for t, p in self._live])
+        return {(tp.topic, tp.partition): tp.offset for tp in tps if tp.offset >= 0}
+
+    def _records(self, msgs: list[Any]) -> list[Record]:
         out: list[Record] = []
         for m in msgs:
             err = m.error()
@@ -158,18 +179,18 @@ class KafkaIO(ProducerSide):
 
     def commit(self, plans: Sequence[PartitionPlan]) -> dict[TP, int]:
         """Commit what is still ours in ``plans``; returns {partition: next offset}."""
-        todo: list[tuple[TP, list[tuple[int, tuple[OutRecord, ...]]]]] = []
+        offsets: dict[TP, int] = {}
+        outs: list[OutRecord] = []
         for plan in plans:
             if self._live.get(plan.tp) != plan.epoch:
                 continue
             floor = self._committed.get(plan.tp, -1)
-            entries = [e for e in plan.entries if e[0] >= floor]
-            if entries:
-                todo.append((plan.tp, entries))
-        if not todo:
+            if plan.next_offset <= floor:
+                continue  # another commit got there first: nothing new
+            offsets[plan.tp] = plan.next_offset
+            outs += [o for off, rec_outs in plan.entries if off >= floor for o in rec_outs]
+        if not offsets:
             return {}
-        offsets = {tp: entries[-1][0] + 1 for tp, entries in todo}
-        outs = [o for _, entries in todo for _, rec_outs in entries for o in rec_outs]
         if self.transactional:
             self._commit_transaction(outs, offsets)
         else:

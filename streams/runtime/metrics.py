@@ -1,21 +1,20 @@
-"""Prometheus metrics of one worker (own CollectorRegistry) and its /metrics, /healthz server."""
+"""Prometheus metrics of one worker, in its own CollectorRegistry.
+
+Records, retries, dead letters, commits, lag from librdkafka's statistics, backpressure,
+and (``watch_pool``) the database pool. ``streams.runtime.metrics_http`` serves them;
+model-call metrics are added to the same registry by ``streams.model.metered``.
+"""
 
 from __future__ import annotations
 
 import contextlib
-import threading
-from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Iterable
+from typing import Protocol
 
-from prometheus_client import (
-    CONTENT_TYPE_LATEST,
-    REGISTRY,
-    CollectorRegistry,
-    Counter,
-    Gauge,
-    Histogram,
-    generate_latest,
-)
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.metrics_core import Metric
+from prometheus_client.registry import Collector
 
 _BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
 
@@ -101,56 +100,43 @@ class WorkerMetrics:
         got = self.registry.get_sample_value(name, {"stage": self.stage, **labels})
         return 0.0 if got is None else got
 
+    def watch_pool(self, pool: Pool) -> None:
+        """Export the size of a database pool (asyncpg's) at every scrape."""
+        self.registry.register(_PoolCollector(self.stage, pool))
 
-class MetricsServer:
-    """``/metrics`` (Prometheus text) and ``/healthz`` (200 ok / 503 reason) in a thread.
 
-    Serves the worker's own registry plus prometheus_client's default one, where stage
-    modules and the process collector register (their metric names must not collide).
-    """
+class Pool(Protocol):
+    """What the pool gauges read (asyncpg.Pool has these)."""
 
-    def __init__(
-        self,
-        registry: CollectorRegistry,
-        health: Callable[[], tuple[bool, str]],
-        port: int,
-        host: str = "0.0.0.0",
-        *,
-        include_default: bool = True,
-    ) -> None:
-        registries = [registry, *([REGISTRY] if include_default else [])]
+    def get_size(self) -> int: ...
+    def get_idle_size(self) -> int: ...
+    def get_max_size(self) -> int: ...
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                path = self.path.split("?", 1)[0]
-                if path == "/metrics":
-                    body = b"".join(generate_latest(r) for r in registries)
-                    ctype, code = CONTENT_TYPE_LATEST, 200
-                elif path == "/healthz":
-                    ok, why = health()
-                    body, ctype, code = why.encode(), "text/plain", 200 if ok else 503
-                else:
-                    body, ctype, code = b"not found", "text/plain", 404
-                self.send_response(code)
-                self.send_header("Content-Type", ctype)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
 
-            def log_message(self, format: str, *args: object) -> None:
-                return
+class _PoolCollector(Collector):
+    """Pool gauges, read when scraped. asyncpg's counters are plain reads of the pool's
+    connection holders, safe from the HTTP thread."""
 
-        self._server = ThreadingHTTPServer((host, port), Handler)
-        self._server.daemon_threads = True
-        self.port = int(self._server.server_address[1])
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, name="metrics-http", daemon=True
-        )
+    def __init__(self, stage: str, pool: Pool) -> None:
+        self._stage, self._pool = stage, pool
 
-    def start(self) -> MetricsServer:
-        self._thread.start()
-        return self
+    def describe(self) -> Iterable[Metric]:
+        """The families without reading the pool (registration, ``?name[]=`` filters)."""
+        for name, help_text in _POOL_GAUGES:
+            yield GaugeMetricFamily(name, help_text, labels=["stage"])
 
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+    def collect(self) -> Iterable[Metric]:
+        size, idle = self._pool.get_size(), self._pool.get_idle_size()
+        values = (size, idle, size - idle, self._pool.get_max_size())
+        for (name, help_text), value in zip(_POOL_GAUGES, values, strict=True):
+            family = GaugeMetricFamily(name, help_text, labels=["stage"])
+            family.add_metric([self._stage], value)
+            yield family
+
+
+_POOL_GAUGES = (
+    ("factstream_db_pool_connections", "Open connections of the database pool"),
+    ("factstream_db_pool_idle_connections", "Open connections of the pool not in use"),
+    ("factstream_db_pool_in_use_connections", "Connections of the pool in use"),
+    ("factstream_db_pool_max_connections", "Most connections the pool opens"),
+)

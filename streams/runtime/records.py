@@ -42,12 +42,17 @@ class OutRecord:
 
 @dataclass(frozen=True, slots=True)
 class PartitionPlan:
-    """The contiguous finished prefix of one partition: (offset, outputs) in offset order."""
+    """What one partition may commit: its contiguous finished prefix, (offset, outputs) in
+    offset order, and, when every record consumed from it is finished, the consumer's
+    position (``position``), which may lie past offsets that hold no record (transaction
+    markers, aborted records). Committing the position is what gives a drained group lag
+    0; a plan may carry a position and no entries (only the offset moves)."""
 
     topic: str
     partition: int
     epoch: int
     entries: tuple[tuple[int, tuple[OutRecord, ...]], ...]
+    position: int | None = None
 
     @property
     def tp(self) -> TP:
@@ -55,4 +60,6 @@ class PartitionPlan:
 
     @property
     def next_offset(self) -> int:
-        return self.entries[-1][0] + 1
+        """The offset to commit: past the last finished record, or the position."""
+        after_last = self.entries[-1][0] + 1 if self.entries else -1
+        return max(after_last, -1 if self.position is None else self.position)

@@ -8,6 +8,11 @@ finished prefix and commits it (with its held outputs) every ``commit_interval_s
 Shutdown (SIGTERM/SIGINT or ``stop()``): fetching pauses, in-flight records get
 ``shutdown_deadline_s`` to finish, a final commit runs, then the consumer closes (and
 leaves the group unless it is a static member). A second signal skips the wait.
+
+With a metrics port, ``metrics_http`` serves the worker's metrics, its liveness
+(``health``: started, no fatal error, polling) and its readiness (``ready``: live, not
+draining, and every check of ``health.Readiness`` passes: the broker, plus what the
+entry point adds, e.g. Postgres).
 """
 
 from __future__ import annotations
@@ -18,26 +23,26 @@ import functools
 import logging
 import signal
 import time
-from collections.abc import Coroutine, Sequence
-from typing import Any, TypeVar
+from typing import Any
 
 from streams.backoff import Backoff
 from streams.runtime.config import WorkerConfig
 from streams.runtime.dispatch import KeyedDispatcher
+from streams.runtime.health import HealthSide, Readiness, ReadyCheck, kafka_check
 from streams.runtime.kafka_io import CommitFailed, FatalKafkaError, KafkaIO
 from streams.runtime.ledger import PartitionLedger
-from streams.runtime.metrics import MetricsServer, WorkerMetrics
+from streams.runtime.metrics import WorkerMetrics
 from streams.runtime.processor import RecordProcessor
-from streams.runtime.records import TP, OutRecord, PartitionPlan, Record
+from streams.runtime.rebalance import RebalanceSide
+from streams.runtime.records import TP, OutRecord, Record
 from streams.runtime.stage import Stage
 
 # Between failed commits: 0.1 s, 0.2 s ... up to 5 s.
 _COMMIT_BACKOFF = Backoff(0.05, 5.0, jitter=False)
 log = logging.getLogger("streams.runtime.worker")
-T = TypeVar("T")
 
 
-class Worker:
+class Worker(RebalanceSide, HealthSide):
     def __init__(
         self,
         stage: Stage[Any],
@@ -47,6 +52,7 @@ class Worker:
         install_signals: bool = False,
         poll_timeout_s: float = 0.05,
         max_poll_records: int = 500,
+        ready_checks: dict[str, ReadyCheck] | None = None,
     ) -> None:
         self.stage = stage
         self.cfg = cfg
@@ -78,6 +84,9 @@ class Worker:
         self._io: KafkaIO | None = None
         self.started = asyncio.Event()
         self.metrics_port: int | None = None
+        self._readiness = Readiness(
+            {"kafka": kafka_check(cfg.kafka, stage.input_topic), **(ready_checks or {})}
+        )
 
     # --- public ----------------------------------------------------------------------
     def stop(self) -> None:
@@ -86,26 +95,13 @@ class Worker:
             self._force = True
         self._stop.set()
 
-    def health(self) -> tuple[bool, str]:
-        if self._fatal is not None:
-            return False, f"fatal: {self._fatal!r}"
-        if not self.started.is_set():
-            return False, "starting"
-        stale = time.monotonic() - self._last_poll
-        if stale > max(10.0, self.cfg.max_poll_interval_ms / 2000):
-            return False, f"no poll for {stale:.0f}s"
-        return True, "ok"
-
     async def run(self) -> int:
         """Run until stopped; 0 after a clean drain, 1 after a fatal error."""
         loop = self._loop = asyncio.get_running_loop()
         io = self._io = KafkaIO(
             self.cfg, transactional=self.transactional, hooks=self, metrics=self.metrics
         )
-        server = None
-        if self.cfg.metrics_port:
-            server = MetricsServer(self.metrics.registry, self.health, self.cfg.metrics_port)
-            self.metrics_port = server.start().port
+        server = self._serve_http(self.metrics.registry)
         self._handle_signals(loop, install=True)
         tasks: list[asyncio.Task[Any]] = []
         try:
@@ -180,12 +176,23 @@ class Worker:
             await asyncio.sleep(0)  # let lanes started by the last batch run first
             pause = self._want_pause()
             room = max(1, min(self._max_poll_records, cap - self._dispatcher.queued))
-            recs: list[Record] = await self._call(self._io.poll, pause, room, self._poll_timeout_s)
+            batch: tuple[list[Record], dict[TP, int]] = await self._call(
+                self._io.poll_batch, pause, room, self._poll_timeout_s
+            )
             self._last_poll = time.monotonic()
-            if not self._stop.is_set():
+            if not self._stop.is_set():  # a stopping worker drops what it polled: no advance
+                recs, positions = batch
                 for rec in recs:
                     self._accept(rec)
+                self._advance(positions)
             self.metrics.in_flight.set(self._dispatcher.queued)
+
+    def _advance(self, positions: dict[TP, int]) -> None:
+        """Positions read after the records just accepted (see ``PartitionLedger``)."""
+        for tp, position in positions.items():
+            led = self._ledgers.get(tp)
+            if led is not None and tp not in self._closing:
+                led.advance(position)
 
     def _want_pause(self) -> bool:
         """Backpressure. Fetch while fewer than 2 x concurrency keys have work and fewer
@@ -272,57 +279,3 @@ class Worker:
             led = self._ledgers.get(tp)
             if led is not None and led.epoch == epochs.get(tp):
                 led.prune(nxt)
-
-    # --- rebalance hooks: called on the Kafka thread, run on the loop --------------------
-    def _on_loop(self, coro: Coroutine[Any, Any, T], timeout: float = 30.0) -> T | None:
-        assert self._loop is not None
-        fut = asyncio.run_coroutine_threadsafe(coro, self._loop)
-        try:
-            return fut.result(timeout)
-        except Exception:
-            fut.cancel()
-            log.exception("rebalance hook failed", extra=self._fields())
-            return None
-
-    def assigned(self, parts: Sequence[tuple[TP, int]]) -> None:
-        self._on_loop(self._assign(parts))
-
-    def revoked(self, tps: Sequence[TP]) -> Sequence[PartitionPlan]:
-        if self._fatal is not None:
-            self._on_loop(self._lose(tps))
-            return []
-        return self._on_loop(self._revoke(tps), self.cfg.revoke_wait_s + 10) or []
-
-    def lost(self, tps: Sequence[TP]) -> None:
-        self._on_loop(self._lose(tps))
-
-    async def _assign(self, parts: Sequence[tuple[TP, int]]) -> None:
-        for (topic, partition), epoch in parts:
-            self._ledgers[(topic, partition)] = PartitionLedger(topic, partition, epoch)
-            self._closing.discard((topic, partition))
-
-    async def _revoke(self, tps: Sequence[TP]) -> list[PartitionPlan]:
-        wanted = set(tps)
-        self._closing |= wanted
-        deadline = time.monotonic() + self.cfg.revoke_wait_s
-        while (
-            self._dispatcher.pending(wanted)
-            and not self._force
-            and not self._processor.only_backing_off(wanted)
-            and time.monotonic() < deadline
-        ):
-            await asyncio.sleep(0.01)
-        plans = [p for tp in tps if (led := self._ledgers.get(tp)) and (p := led.ready())]
-        abandoned = self._dispatcher.pending(wanted)
-        if abandoned:
-            log.warning(
-                "revoked with %d unfinished records (abandoned)", abandoned, extra=self._fields()
-            )
-        await self._lose(tps)
-        return plans
-
-    async def _lose(self, tps: Sequence[TP]) -> None:
-        self._dispatcher.drop(set(tps))
-        for tp in tps:
-            self._ledgers.pop(tp, None)
-            self._closing.discard(tp)

