@@ -157,6 +157,12 @@ class Fact(EventModel):
     valid_until: datetime | None = None
     subject_entity_id: int | None = None
     object_entity_id: int | None = None
+    untrusted: str | None = Field(
+        default=None,
+        max_length=300,
+        description="why this fact is stored but never ends another one: no confidence"
+        " given, or its quote is not in the user's messages (null: trusted)",
+    )
 
     @property
     def triple(self) -> tuple[str, str, str]:

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from rich.table import Table
+from rich.text import Text
 
 from streams.ops.lag import StageLag
 from streams.store.facts_query import FactRow
@@ -22,14 +23,20 @@ def fact_table(rows: Sequence[FactRow], title: str, *, temporal: bool) -> Table:
     columns += ["ends because"]
     if temporal:
         columns += ["created", "retired", "reason", "by"]
+    untrusted = any(r.untrusted_reason is not None for r in rows)
+    if untrusted:
+        columns += ["untrusted because"]
     for column in columns:
         table.add_column(column, overflow="fold")
     for r in rows:
-        cells = [str(r.id), r.subject, r.predicate, r.object, show_time(r.stated_at)]
-        cells += [show_time(r.valid_from), show_time(r.valid_until), _end(r)]
+        cells: list[str | Text] = [str(r.id), Text(r.subject), Text(r.predicate), Text(r.object)]
+        cells += [show_time(r.stated_at), show_time(r.valid_from), show_time(r.valid_until)]
+        cells.append(_end(r))
         if temporal:
             by = "" if r.invalidated_by is None else f"#{r.invalidated_by}"
             cells += [show_time(r.created_at), show_time(r.invalid_at), r.invalid_reason or "", by]
+        if untrusted:
+            cells.append(Text(r.untrusted_reason or ""))
         table.add_row(*cells)
     return table
 

@@ -109,10 +109,12 @@ def added_table(trace: EpisodeTrace) -> Table:
         "predicate",
         "object",
         "kind",
+        "conf",
         "said",
         "valid from",
         "valid until",
         "now",
+        "trust",
     ):
         table.add_column(column, overflow="fold")
     for f in trace.facts_added:
@@ -122,9 +124,14 @@ def added_table(trace: EpisodeTrace) -> Table:
             now = f"copy of #{f['copy_of']}, valid time ends: {f['end_reason']}{by}"
         elif f["invalid_at"] is None and f["valid_until"] is not None:
             now = "history (valid until set)"
+        # Not trusted to end another fact: why (its quote, or no confidence given).
+        trust = (
+            "trusted" if f["untrusted_reason"] is None else f"untrusted: {f['untrusted_reason']}"
+        )
         table.add_row(
-            str(f["id"]), f["subject"], f["predicate"], f["object"], f["kind"],
-            _time(f["stated_at"]), _time(f["valid_from"]), _time(f["valid_until"]), now,
+            str(f["id"]), Text(f["subject"]), Text(f["predicate"]), Text(f["object"]), f["kind"],
+            f"{f['confidence']:.2f}", _time(f["stated_at"]), _time(f["valid_from"]),
+            _time(f["valid_until"]), now, Text(trust),
         )  # fmt: skip
     return table
 

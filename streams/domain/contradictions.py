@@ -10,7 +10,12 @@ hands both to these functions. Rules, in the seed's words:
 * agreeing objects are never judged unless the candidate carries a validUntil;
 * a historical candidate (validUntil already past) is history: it only meets the
   relationship it explicitly ends (rule 2);
-* a low-confidence candidate is stored but never destroys a fact, so it is not judged
+* rule 2 pairs a candidate with ONE live fact: of the live facts on the same object
+  ("drives", "likes", "insures" honda civic), the one whose meaning is nearest the
+  candidate's (embedding cosine; ties: the one said last). "user sold honda civic (until
+  May)" ends "user drives honda civic", not every fact that names the car;
+* a candidate not trusted to end facts (low confidence, no confidence given, a quote
+  not in the user's messages) is stored but never destroys a fact, so it is not judged
   at all (asking would cost a model call whose `old` we would have to ignore);
 * a candidate judged `new` against any fact is discarded with all its own `old` verdicts,
   so no fact is ever ended by a candidate that is then not inserted;
@@ -30,7 +35,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
 
-from streams.domain.facts import LiveFact
+from streams.domain.facts import LiveFact, trusted_to_end
 from streams.domain.time import earliest, effective_start, stated_after, supersession_end
 from streams.domain.vectors import cosine
 from streams.events import Candidate, Dropped, DropStage, Fact, Invalidation, Verdict
@@ -108,15 +113,36 @@ def find_pairs(
     """Every (candidate, live fact) pair worth one verdict, numbered for one batched call."""
     pairs: list[Pair] = []
     for index, candidate in enumerate(candidates):
-        if candidate.fact.confidence < min_confidence:
+        if not trusted_to_end(candidate.fact, min_confidence):
             continue  # stored, never trusted to destroy: not worth a verdict
-        for fact in live:
-            rule = pair_rule(
+        found = [
+            (fact, rule)
+            for fact in live
+            if (rule := pair_rule(
                 candidate, fact, band_min=band_min, dedup_threshold=dedup_threshold, now=now
-            )
-            if rule is not None:
+            )) is not None
+        ]  # fmt: skip
+        ends = [fact for fact, rule in found if rule is PairRule.ENDS_RELATIONSHIP]
+        ended = _the_one_it_ends(candidate, ends)
+        for fact, rule in found:
+            if rule is not PairRule.ENDS_RELATIONSHIP or fact is ended:
                 pairs.append(Pair(len(pairs), index, fact, rule))
     return pairs
+
+
+def _the_one_it_ends(candidate: Candidate, same_object: Sequence[LiveFact]) -> LiveFact | None:
+    """Of the live facts on the candidate's object, the one its ending means (see above)."""
+
+    def closeness(fact: LiveFact) -> tuple[float, datetime, int]:
+        similar = (
+            cosine(candidate.embedding, fact.embedding)
+            if candidate.embedding and fact.embedding is not None
+            else -1.0
+        )
+        said = fact.stated_at or datetime.min.replace(tzinfo=UTC)
+        return (similar, said, fact.id)
+
+    return max(same_object, key=closeness, default=None)
 
 
 def describe(

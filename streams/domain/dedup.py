@@ -3,7 +3,9 @@
 Exact pass: a candidate whose (subject, predicate, object) is already current (believed
 and not ended), or stored with the same validity (history included), or repeats an
 earlier candidate of the batch, is dropped; unless it carries a valid_until the current
-row lacks, which makes it a closure of that row. A closure only ends a row the user said
+row lacks, which makes it a closure of that row. A closure by a claim not trusted to end
+facts (below the confidence bar, or untrusted: streams/domain/facts.py trusted_to_end)
+ends nothing and is dropped as ``untrusted_closure``. A closure only ends a row the user said
 no later than the closing statement (event time beats arrival order); against a row said
 later, the candidate goes on as a fact of its own, which the judge pairs and the writer
 stores as history. A row whose valid time already ended is history: a candidate of the
@@ -28,7 +30,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from streams.domain.facts import BAND_SLACK, LiveFact, Triple, same_validity
+from streams.domain.facts import (
+    BAND_SLACK,
+    LiveFact,
+    Triple,
+    distrust,
+    same_validity,
+    trusted_to_end,
+)
 from streams.domain.time import is_current, stated_after
 from streams.domain.vectors import cosine
 from streams.events import Closure, DedupedCandidate, Dropped, DropStage, Fact
@@ -36,6 +45,7 @@ from streams.events import Closure, DedupedCandidate, Dropped, DropStage, Fact
 EXACT = "exact_duplicate"
 IN_BATCH = "in_batch_duplicate"
 NEAR = "near_duplicate"
+UNTRUSTED_CLOSURE = "untrusted_closure"
 
 
 def drop(fact: Fact, reason: str, detail: str) -> Dropped:
@@ -71,9 +81,11 @@ def exact_pass(
     *,
     stated_at: datetime,
     now: datetime,
+    min_confidence: float = 0.0,
 ) -> ExactResult:
     """``believed``: every believed row of the batch's triples (history included);
-    ``stated_at``: when the batch was said; ``now``: what "current" is measured against."""
+    ``stated_at``: when the batch was said; ``now``: what "current" is measured against;
+    ``min_confidence``: the bar a closing claim must reach."""
     out = ExactResult()
     first_at: dict[Triple, int] = {}
     for i, fact in enumerate(facts):
@@ -91,6 +103,12 @@ def exact_pass(
             out.dropped.append(
                 drop(fact, EXACT, f"matches live fact #{row.id} {_quote(row.sentence())} exactly")
             )
+        elif current is not None and not trusted_to_end(fact, min_confidence):
+            detail = (
+                f"would end live fact #{current.id} {_quote(current.sentence())}, but is not"
+                f" trusted to end a fact: {distrust(fact, min_confidence)}"
+            )
+            out.dropped.append(drop(fact, UNTRUSTED_CLOSURE, detail))
         elif current is not None and not stated_after(current.stated_at, stated_at):
             # The user said the fact ended: close the current row (the writer cascades).
             out.closures.append(Closure(

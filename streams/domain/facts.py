@@ -6,6 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from streams.events import Fact
+
 Triple = tuple[str, str, str]
 
 # A hair below the contradiction band's minimum when picking band members, so float4
@@ -49,3 +51,17 @@ def instant(value: datetime | None) -> datetime | None:
 
 def same_validity(a: datetime | None, b: datetime | None) -> bool:
     return instant(a) == instant(b)
+
+
+def trusted_to_end(fact: Fact, min_confidence: float) -> bool:
+    """Whether ``fact`` may end another fact (supersede, close, cascade): the seed's "never
+    trusted to destroy an existing fact" for a low-confidence claim, and the same for an
+    untrusted one (no confidence given, a quote not in the user's messages)."""
+    return fact.untrusted is None and fact.confidence >= min_confidence
+
+
+def distrust(fact: Fact, min_confidence: float) -> str:
+    """Why ``fact`` may not end another fact (for a drop's detail)."""
+    if fact.untrusted is not None:
+        return fact.untrusted
+    return f"confidence {fact.confidence:.2f} below {min_confidence}"

@@ -1,31 +1,69 @@
-"""The graph as the extraction model answers it: what the guards take in.
+"""What the extraction model answers, before anything is trusted.
 
 Field names are the response schema's (``sourceQuote``, ``validFrom``, ``literalFacts``);
 nothing here is trusted yet: the guards (streams/domain/guards.py) decide what survives.
+
+Two faces. The JSON schema sent to the model requires every field of a claim, confidence
+and sourceQuote included (the dates as nullable). Reading an answer is lenient item by
+item (streams/domain/lenient.py): a claim or entity that breaks the schema is set aside
+with its reason in ``rejected`` and the rest is kept, and a claim that still comes without
+a confidence reads as ``None``, never as certain.
 """
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from streams.domain.lenient import ItemByItem
+
+
+def _all_required(schema: dict[str, Any]) -> None:
+    schema["required"] = list(schema.get("properties", {}))
+
+
+def _claim_schema(schema: dict[str, Any]) -> None:
+    """Every field required; confidence and the quote typed as the model must write them."""
+    props = schema.setdefault("properties", {})
+    props["confidence"] = {
+        "type": "number",
+        "minimum": 0,
+        "maximum": 1,
+        "description": "0.0-1.0: how directly the user stated it",
+    }
+    props["sourceQuote"] = {"type": "string", "description": "the user's own words, copied"}
+    schema["required"] = list(props)
 
 
 class RawEntity(BaseModel):
+    model_config = ConfigDict(json_schema_extra=_all_required)
+
     name: str
     type: str
 
 
 class RawClaim(BaseModel):
+    model_config = ConfigDict(json_schema_extra=_claim_schema)
+
     subject: str
     predicate: str
     object: str
-    confidence: float = 1.0
+    confidence: float | None = None  # missing: no confidence given, never certain
     sourceQuote: str = ""
     validFrom: str | None = None
     validUntil: str | None = None
 
 
-class RawGraph(BaseModel):
+class RawGraph(ItemByItem):
     """The extraction response schema: entities[], relationships[], literalFacts[]."""
+
+    model_config = ConfigDict(json_schema_extra=_all_required)
+    item_models: ClassVar[dict[str, type[BaseModel]]] = {
+        "entities": RawEntity,
+        "relationships": RawClaim,
+        "literalFacts": RawClaim,
+    }
 
     entities: list[RawEntity] = Field(default_factory=list)
     relationships: list[RawClaim] = Field(default_factory=list)

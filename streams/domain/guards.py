@@ -2,7 +2,18 @@
 
 Applied regardless of what the model returned. Every guard is a pure function; what a
 guard removes becomes a ``Dropped(stage=GUARD)`` so `factstream trace` can say why a
-claim did not survive. :func:`apply_guards` composes them in a fixed order.
+claim did not survive. Two phases: :func:`guard_claims` cleans each entity and claim in
+the extract stage (names, predicate, lengths, confidence, dates, edge or attribute);
+the user's world (allow-list, fact cap, orphans: streams/domain/users_world.py) is
+decided in the resolve stage, on resolved names, so an alias of a linked entity counts
+as that entity. :func:`apply_guards` composes both for one graph whose names need no
+resolution.
+
+A broken part of an answer loses only itself: an entity or claim that broke the schema
+(``RawGraph.rejected``), an empty or over-long name, an unreadable date, an unstorable
+character are dropped or sanitised one by one with a reason. A claim without a usable
+confidence (missing, NaN, infinite) is kept at confidence 0 and marked untrusted: it is
+never certain, and never ends another fact. The dropped list itself is bounded.
 """
 
 from __future__ import annotations
@@ -14,12 +25,18 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
+from streams.domain.drops import bound_dropped, drop
 from streams.domain.graph import RawClaim, RawEntity, RawGraph
-from streams.domain.names import canonical_name, canonical_value
-from streams.events import USER_ENTITY, Dropped, DropStage, Entity, EntityType, Fact, FactKind
+from streams.domain.names import canonical_name, canonical_value, strip_unstorable
+from streams.domain.users_world import cap_facts, keep_users_world, prune_orphans
+from streams.events import USER_ENTITY, Dropped, Entity, EntityType, Fact, FactKind
 from streams.settings import Settings
 
 NAME_MAX_CHARS = 200  # Entity.name, Fact.subject and Fact.predicate limits
+# Claims kept by the extract stage before the user's world is decided after resolution:
+# room for the allow-list to drop, far above what an honest answer holds.
+PRE_CAP_FACTOR = 4
+NO_CONFIDENCE = "no confidence given"
 _TYPE_ALIASES = {
     "ORGANIZATION": EntityType.ORG, "ORGANISATION": EntityType.ORG, "COMPANY": EntityType.ORG,
     "LOCATION": EntityType.PLACE, "CITY": EntityType.PLACE, "COUNTRY": EntityType.PLACE,
@@ -49,22 +66,14 @@ class Claim:
     quote: str = ""
     valid_from: datetime | None = None
     valid_until: datetime | None = None
+    untrusted: str | None = None  # why this claim may never end another fact
 
     def to_fact(self) -> Fact:
         return Fact(
             subject=self.subject, predicate=self.predicate, object=self.object, kind=self.kind,
             confidence=self.confidence, source_quote=self.quote,
-            valid_from=self.valid_from, valid_until=self.valid_until,
+            valid_from=self.valid_from, valid_until=self.valid_until, untrusted=self.untrusted,
         )  # fmt: skip
-
-
-def drop(
-    reason: str, detail: str, subject: str = "", predicate: str = "", obj: str = ""
-) -> Dropped:
-    return Dropped(
-        stage=DropStage.GUARD, reason=reason[:100], detail=detail[:1000],
-        subject=subject, predicate=predicate, object=obj,
-    )  # fmt: skip
 
 
 def _drop_claim(reason: str, detail: str, c: Claim) -> Dropped:
@@ -84,8 +93,10 @@ def validate_entity_type(raw_type: str) -> EntityType:
 
 def normalise_predicate(predicate: str) -> str:
     """Lower-cased, punctuation stripped, whitespace collapsed ("Works-At!" -> "works at")."""
-    text = _APOSTROPHES.sub("", unicodedata.normalize("NFKC", predicate).lower())
-    text = "".join(" " if unicodedata.category(ch)[0] in "PS" else ch for ch in text)
+    text = unicodedata.normalize("NFKC", strip_unstorable(predicate)).lower()
+    text = "".join(
+        " " if unicodedata.category(ch)[0] in "PSC" else ch for ch in _APOSTROPHES.sub("", text)
+    )
     return " ".join(text.split())
 
 
@@ -93,11 +104,14 @@ def cap_length(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit].rstrip()
 
 
-def clamp_confidence(value: float) -> float:
-    """Into [0, 1]; a NaN is no confidence at all."""
-    if math.isnan(value):
-        return 0.0
-    return min(1.0, max(0.0, value))
+def read_confidence(value: float | None) -> tuple[float, str | None]:
+    """(confidence in [0, 1], why it is untrusted). A missing or non-finite confidence is
+    0 and untrusted: below every threshold, never certain."""
+    if value is None:
+        return 0.0, NO_CONFIDENCE
+    if not math.isfinite(value):
+        return 0.0, f"confidence {value} is not a number"
+    return min(1.0, max(0.0, value)), None
 
 
 def sanitise_date(value: str | None) -> tuple[datetime | None, bool]:
@@ -112,11 +126,13 @@ def sanitise_date(value: str | None) -> tuple[datetime | None, bool]:
         return None, True
     try:
         parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
+        # An offset can push year 1 or 9999 out of range (OverflowError).
+        moment = parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
+    except (ValueError, OverflowError):
         return None, True
-    if not 1 <= parsed.year <= 9998:
+    if not 1 <= moment.year <= 9998:
         return None, True
-    return (parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)), False
+    return moment, False
 
 
 # --- entity-list guards ------------------------------------------------------------------
@@ -129,7 +145,8 @@ def clean_entities(raw: Iterable[RawEntity]) -> tuple[list[Entity], list[Dropped
     for e in raw:
         name = canonical_name(e.name)
         if not name or len(name) > NAME_MAX_CHARS:
-            dropped.append(drop("invalid_entity_name", f"entity name {e.name[:300]!r}"))
+            shown = strip_unstorable(e.name[:300])
+            dropped.append(drop("invalid_entity_name", f"entity name {shown!r}"))
             continue
         etype = EntityType.PERSON if name == USER_ENTITY else validate_entity_type(e.type)
         out.setdefault(name, Entity(name=name, type=etype))
@@ -143,37 +160,20 @@ def ensure_user_entity(entities: Sequence[Entity]) -> list[Entity]:
     return [Entity(name=USER_ENTITY, type=EntityType.PERSON), *entities]
 
 
-def prune_orphans(
-    entities: Sequence[Entity], facts: Sequence[Claim]
-) -> tuple[list[Entity], list[Dropped]]:
-    """Entities no surviving fact references are not stored. "user" anchors any graph
-    that has facts, so it stays whenever there is at least one."""
-    referenced = {c.subject for c in facts}
-    referenced |= {c.object for c in facts if c.kind is FactKind.RELATIONSHIP}
-    if facts:
-        referenced.add(USER_ENTITY)
-    kept = [e for e in entities if e.name in referenced]
-    dropped = [
-        drop("orphan_entity", f"entity {e.name!r} ({e.type}) is referenced by no surviving fact",
-             subject=e.name)
-        for e in entities if e.name not in referenced
-    ]  # fmt: skip
-    return kept, dropped
-
-
 # --- claim guards ------------------------------------------------------------------------
 
 
 def clean_claim(
     raw: RawClaim, declared: FactKind, settings: Settings
 ) -> tuple[Claim | None, list[Dropped]]:
-    """Names, predicate, length caps, confidence clamp and dates for one raw claim."""
+    """Names, predicate, length caps, confidence and dates for one raw claim."""
     subject, obj = canonical_name(raw.subject), canonical_value(raw.object)
     predicate = normalise_predicate(raw.predicate)
+    confidence, untrusted = read_confidence(raw.confidence)
     claim = Claim(
-        subject, predicate, cap_length(obj, settings.object_max_chars), declared,
-        clamp_confidence(raw.confidence),
-        cap_length(raw.sourceQuote.strip(), settings.quote_max_chars),
+        subject, predicate, cap_length(obj, settings.object_max_chars), declared, confidence,
+        cap_length(strip_unstorable(raw.sourceQuote).strip(), settings.quote_max_chars),
+        untrusted=untrusted,
     )  # fmt: skip
     if not subject or not predicate or not obj:
         return None, [_drop_claim("empty_field", "subject, predicate or object is empty", claim)]
@@ -203,48 +203,16 @@ def decide_kind(claims: Sequence[Claim], entity_names: frozenset[str]) -> list[C
     return out
 
 
-def user_linked_entities(claims: Sequence[Claim], known_linked: frozenset[str]) -> frozenset[str]:
-    """Entities the user is linked to: objects of the user's relationships, here or stored."""
-    here = {
-        c.object for c in claims if c.subject == USER_ENTITY and c.kind is FactKind.RELATIONSHIP
-    }
-    return frozenset(here) | known_linked
-
-
-def allow_subjects(
-    claims: Sequence[Claim], known_linked: frozenset[str]
-) -> tuple[list[Claim], list[Dropped]]:
-    """The user's world: subject is "user" or an entity the user is linked to."""
-    linked = user_linked_entities(claims, known_linked)
-    kept, dropped = [], []
-    for c in claims:
-        if c.subject == USER_ENTITY or c.subject in linked:
-            kept.append(c)
-        else:
-            detail = f"subject {c.subject!r} is not the user nor an entity the user is linked to"
-            dropped.append(_drop_claim("subject_not_allowed", detail, c))
-    return kept, dropped
-
-
-def cap_facts(claims: Sequence[Claim], limit: int) -> tuple[list[Claim], list[Dropped]]:
-    """At most ``limit`` facts, the most confident ones (ties: the model's order)."""
-    ranked = sorted(range(len(claims)), key=lambda i: -claims[i].confidence)
-    keep = set(ranked[:limit])
-    dropped = [
-        _drop_claim("over_cap", f"more than {limit} facts; confidence {c.confidence:.2f}", c)
-        for i, c in enumerate(claims) if i not in keep
-    ]  # fmt: skip
-    return [c for i, c in enumerate(claims) if i in keep], dropped
-
-
 # --- composition -------------------------------------------------------------------------
 
 
-def apply_guards(
-    raw: RawGraph, known: KnownEntities, settings: Settings
-) -> tuple[list[Entity], list[Fact], list[Dropped]]:
-    """All nine guards plus the fact cap, in order; returns (entities, facts, dropped)."""
+def guard_claims(
+    raw: RawGraph, known_types: Mapping[str, EntityType], settings: Settings
+) -> tuple[list[Entity], list[Claim], list[Dropped]]:
+    """The extract stage's guards: clean entities and claims, edge or attribute, the
+    synthetic user, a pre-cap; returns (entities, claims, dropped)."""
     entities, dropped = clean_entities(raw.entities)
+    dropped = [drop("invalid_item", reason) for reason in raw.rejected] + dropped
     claims: list[Claim] = []
     tagged = [(c, FactKind.RELATIONSHIP) for c in raw.relationships]
     tagged += [(c, FactKind.LITERAL) for c in raw.literalFacts]
@@ -253,23 +221,29 @@ def apply_guards(
         dropped += why
         if claim is not None:
             claims.append(claim)
-    listed = {e.name for e in entities} | set(known.types) | {USER_ENTITY}
+    listed = {e.name for e in entities} | set(known_types) | {USER_ENTITY}
     claims = decide_kind(claims, frozenset(listed))
-    claims, why = allow_subjects(claims, known.user_linked)
+    claims, why = cap_facts(claims, settings.max_facts_per_episode * PRE_CAP_FACTOR)
     dropped += why
-    claims, why = cap_facts(claims, settings.max_facts_per_episode)
-    dropped += why
-    # A fact anchored on an entity whose user link was just capped away goes too.
-    claims, why = allow_subjects(claims, known.user_linked)
-    dropped += why
-    entities = _with_referenced_known(entities, claims, known)
+    entities = _with_referenced_known(entities, claims, known_types)
+    # Orphans already (resolution only renames): not worth an embedding.
     entities, why = prune_orphans(ensure_user_entity(entities), claims)
-    dropped += why
-    return entities, [c.to_fact() for c in claims], dropped
+    return entities, claims, dropped + why
+
+
+def apply_guards(
+    raw: RawGraph, known: KnownEntities, settings: Settings
+) -> tuple[list[Entity], list[Fact], list[Dropped]]:
+    """Both phases for a graph whose names need no resolution: (entities, facts, dropped)."""
+    entities, claims, dropped = guard_claims(raw, known.types, settings)
+    entities, claims, why = keep_users_world(
+        entities, claims, known.user_linked, settings.max_facts_per_episode
+    )
+    return entities, [c.to_fact() for c in claims], bound_dropped(dropped + why)
 
 
 def _with_referenced_known(
-    entities: Sequence[Entity], claims: Sequence[Claim], known: KnownEntities
+    entities: Sequence[Entity], claims: Sequence[Claim], known_types: Mapping[str, EntityType]
 ) -> list[Entity]:
     """Stored entities a fact now points at (a promotion, a linked subject) join the
     graph with their stored type, so resolution reuses them instead of inventing one."""
@@ -277,7 +251,7 @@ def _with_referenced_known(
     names = {e.name for e in out}
     for c in claims:
         for name in (c.subject, c.object if c.kind is FactKind.RELATIONSHIP else None):
-            if name and name not in names and name in known.types:
-                out.append(Entity(name=name, type=known.types[name]))
+            if name and name not in names and name in known_types:
+                out.append(Entity(name=name, type=known_types[name]))
                 names.add(name)
     return out

@@ -1,32 +1,66 @@
 """The one name normaliser: what the guards, resolution and the prompt context agree on.
 
 An entity name (and the subject and object of a claim) is NFKC-folded, lower-cased,
-whitespace-collapsed and stripped of edge punctuation ("Acme Corp." and "acme corp" are
-one name; "St. Louis" and "C++" keep their inner punctuation), and every way a model
-says "the user" becomes ``user``. Literal values keep their edge punctuation.
+whitespace-collapsed and stripped of edge punctuation in any script ("Acme Corp." and
+"acme corp" are one name, so are "「東京」" and "東京"; "St. Louis", "C++" and "c#" keep
+what makes them names), and every way a model says "the user" becomes ``user``; "my
+sister" and "the user's sister" become "user's sister". Literal values keep their edge
+punctuation. Nothing unstorable survives: NUL and lone surrogates (which Postgres text
+and UTF-8 cannot hold) and other control characters are removed first.
 """
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from streams.events import USER_ENTITY
 
 # How a model may say "the user" when it means the user.
 USER_ALIASES = frozenset({"user", "the user", "i", "me", "myself", "the_user"})
-_EDGE_PUNCTUATION = " .,;:\"'`()[]{}"
+# Edge characters that are part of a name, though Unicode calls them punctuation.
+_KEPT_AT_EDGES = frozenset("#&*@%/\\+")
+_POSSESSIVE = re.compile(r"^(?:my|(?:the )?user['’]s|(?:the )?users['’])\s+(?=\S)")
+USER_POSSESSIVE = f"{USER_ENTITY}'s "
+_UNSTORABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
+
+
+def strip_unstorable(text: str) -> str:
+    """``text`` without what Postgres or UTF-8 cannot hold (NUL, lone surrogates) and
+    other control characters; tabs and newlines stay."""
+    return _UNSTORABLE.sub("", text)
 
 
 def fold(text: str) -> str:
     """NFKC, lower-cased, whitespace collapsed: how any stored text is compared."""
-    return " ".join(unicodedata.normalize("NFKC", text).lower().split())
+    return " ".join(unicodedata.normalize("NFKC", strip_unstorable(text)).lower().split())
+
+
+def _is_edge_punctuation(ch: str) -> bool:
+    return unicodedata.category(ch)[0] in "PZ" and ch not in _KEPT_AT_EDGES
+
+
+def _strip_edges(text: str) -> str:
+    start, end = 0, len(text)
+    while start < end and _is_edge_punctuation(text[start]):
+        start += 1
+    while end > start and _is_edge_punctuation(text[end - 1]):
+        end -= 1
+    return text[start:end]
 
 
 def canonical_name(name: str) -> str:
     """The stored form of an entity name."""
     folded = fold(name)
-    stripped = folded.strip(_EDGE_PUNCTUATION) or folded
-    return USER_ENTITY if stripped in USER_ALIASES else stripped
+    stripped = _strip_edges(folded) or folded
+    if stripped in USER_ALIASES:
+        return USER_ENTITY
+    return _POSSESSIVE.sub(USER_POSSESSIVE, stripped, count=1)
+
+
+def is_owned_by_user(name: str) -> bool:
+    """A possessive name ("user's sister"): the user's own instance by its very name."""
+    return name.startswith(USER_POSSESSIVE) and len(name) > len(USER_POSSESSIVE)
 
 
 def canonical_value(value: str) -> str:

@@ -6,8 +6,10 @@ import logging
 import math
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
 
 from streams.model.ports import CallRecord, ModelCallFailed, ModelResult
+from streams.model.retry import RetryableReply
 
 log = logging.getLogger("streams.model")
 
@@ -33,6 +35,28 @@ def unit(values: list[float]) -> list[float]:
     """``values`` scaled to length 1 (a zero vector stays as it is)."""
     norm = math.sqrt(sum(v * v for v in values))
     return [v / norm for v in values] if norm > 0 else values
+
+
+def _finite_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def checked_vectors(
+    vectors: Sequence[Any], count: int, dim: int
+) -> tuple[list[list[float]], dict[str, Any]]:
+    """A reply's vectors, unit length, and its record summary; raises RetryableReply (the
+    attempt is tried again) on the wrong count, the wrong dimension, or a value that is
+    not a finite number: such a vector is never stored."""
+    rows = [v if isinstance(v, list) else [] for v in vectors]
+    summary: dict[str, Any] = {"count": len(rows), "dims": sorted({len(v) for v in rows})}
+    if len(rows) != count:
+        raise RetryableReply(f"asked for {count} embeddings, got {len(rows)}", summary)
+    if summary["dims"] != [dim]:
+        raise RetryableReply(f"asked for dimension {dim}, got {summary['dims']}", summary)
+    bad = [i for i, v in enumerate(rows) if not all(_finite_number(x) for x in v)]
+    if bad:
+        raise RetryableReply(f"embeddings {bad} hold values that are not finite numbers", summary)
+    return [unit([float(x) for x in v]) for v in rows], summary
 
 
 Batch = Callable[[list[str]], Awaitable[tuple[list[list[float]], CallRecord]]]

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Generic, Literal, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from streams.domain.graph import RawGraph
+from streams.domain.lenient import ItemByItem
 from streams.errors import ModelError
 from streams.events import Message, Verdict
 
@@ -129,7 +130,12 @@ class JudgedPair(BaseModel):
     verdict: Verdict
 
 
-class JudgeOutput(BaseModel):
+class JudgeOutput(ItemByItem):
+    """One verdict per pair; a broken verdict is set aside (its pair counts as neither)."""
+
+    model_config = ConfigDict(json_schema_extra=lambda schema: schema.update(required=["verdicts"]))
+    item_models: ClassVar[dict[str, type[BaseModel]]] = {"verdicts": JudgedPair}
+
     verdicts: list[JudgedPair] = Field(default_factory=list)
 
 

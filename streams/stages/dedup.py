@@ -43,7 +43,10 @@ class DedupStage(EmbeddingStage[FactsResolved]):
                 conn, ds, proj, rules.batch_triples(event.facts)
             )
         now = datetime.now(UTC)
-        exact = rules.exact_pass(event.facts, believed, stated_at=event.stated_at or now, now=now)
+        exact = rules.exact_pass(
+            event.facts, believed, stated_at=event.stated_at or now, now=now,
+            min_confidence=self.settings.retrieval_min_confidence,
+        )  # fmt: skip
         vectors = await self.embed(event, "facts", [f.sentence() for f in exact.survivors])
         neighbours: list[list[LiveFact]] = []
         as_of = None

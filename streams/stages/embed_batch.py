@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import uuid
 from typing import Any, Literal
 
@@ -33,11 +34,14 @@ async def embed_batch(
     stage: str,
     purpose: Literal["summary", "entities", "facts"],
     texts: list[str],
+    dim: int,
 ) -> list[list[float]]:
     """One embedding call (none for no texts); its CallRecords are stored either way.
 
     A failed call propagates as ModelCallFailed: the provider has already retried, and
     the runtime's single error policy (streams.errors.is_transient) decides what follows.
+    A vector of another dimension than ``dim`` or with a value that is not finite fails
+    the same way whatever embedder answered: it is never stored.
     """
     if not texts:
         return []
@@ -47,11 +51,23 @@ async def embed_batch(
         await record_calls(pool, scope, stage, exc.calls)
         raise
     await record_calls(pool, scope, stage, result.calls)
-    if len(result.value) != len(texts):
-        raise ModelCallFailed(
-            f"embedder returned {len(result.value)} vectors for {len(texts)} texts", []
-        )
+    problem = unusable_vectors(result.value, len(texts), dim)
+    if problem is not None:
+        raise ModelCallFailed(f"embedder returned {problem}", [])
     return result.value
+
+
+def unusable_vectors(vectors: list[list[float]], count: int, dim: int) -> str | None:
+    """Why an embedder's answer cannot be stored (None: it can)."""
+    if len(vectors) != count:
+        return f"{len(vectors)} vectors for {count} texts"
+    bad = [i for i, v in enumerate(vectors) if len(v) != dim or not all(map(math.isfinite, v))]
+    if bad:
+        return (
+            f"vectors {bad[:10]} of another dimension than {dim} or with values that are"
+            " not finite numbers"
+        )
+    return None
 
 
 class EmbeddingStage(ReleasesClaimOnDeadLetter[StageOutputT]):
@@ -66,5 +82,6 @@ class EmbeddingStage(ReleasesClaimOnDeadLetter[StageOutputT]):
         self, event: StageOutput, purpose: Literal["entities", "facts"], texts: list[str]
     ) -> list[list[float]]:
         return await embed_batch(
-            self.pool, self.embedder, scope_of(event), self.name, purpose, texts
-        )
+            self.pool, self.embedder, scope_of(event), self.name, purpose, texts,
+            self.settings.embedding_dim,
+        )  # fmt: skip

@@ -4,7 +4,8 @@ episodes.completed → facts.extracted. Per record: park the episode in its tena
 (the ledger row, ``queued``), then start the tenant's oldest queued episode if none of
 its episodes is in flight (``claim_next``, the per-tenant gate): load what the tenant
 already holds, ONE extractor call over the raw messages of the window, store the call
-trace, apply the guards, and publish the guarded graph. The started episode may be
+trace, apply the claim guards and the quote check, and publish the guarded graph (the
+user's world is decided by the resolve stage, on resolved names). The started episode may be
 another one than the record's (an older one of the same tenant), and a record whose
 episode must wait publishes nothing: the handler never waits at the gate, so other
 tenants' records and offsets are never held behind a tenant's burst. An episode that
@@ -27,9 +28,11 @@ from typing import Any
 from pydantic import BaseModel
 
 from streams.backoff import Backoff
+from streams.domain.drops import bound_dropped
 from streams.domain.graph import RawGraph
-from streams.domain.guards import KnownEntities, apply_guards
+from streams.domain.guards import guard_claims
 from streams.domain.names import canonical_name
+from streams.domain.quotes import check_quotes
 from streams.errors import ModelError, is_transient
 from streams.events import EpisodeCompleted, FactsExtracted
 from streams.model.ports import CallScope, ExtractInput, ModelResult, Models
@@ -37,7 +40,7 @@ from streams.runtime.stage import RecordContext, Routed, Stage, StageDeps
 from streams.stages.base import PipelineStage
 from streams.stages.release import Release, release_of, release_record
 from streams.store import claims, episodes, gate
-from streams.store.context import load_known_entities, load_prompt_context
+from streams.store.context import load_entity_types, load_prompt_context
 from streams.store.llm_calls import record_calls
 
 log = logging.getLogger(__name__)
@@ -220,15 +223,17 @@ class ExtractStage(PipelineStage[EpisodeCompleted]):
 
         async with pool.acquire() as conn:
             await record_calls(conn, scope, STAGE, result.calls)
-            types, linked = await load_known_entities(
+            types = await load_entity_types(
                 conn, event.dataset, event.project_id, mentioned_names(result.value)
             )
-        entities, facts, dropped = apply_guards(
-            result.value, KnownEntities(types=types, user_linked=linked), settings
-        )
+        entities, guarded, dropped = guard_claims(result.value, types, settings)
+        # The user's world (allow-list, cap, orphans) is decided after resolution.
+        facts = [c.to_fact() for c in check_quotes(guarded, messages)]
+        dropped = bound_dropped(dropped)
         log.info(
-            "extract: episode %s of %s: %d facts, %d entities, %d dropped by guards",
-            *_ids(event), len(facts), len(entities), len(dropped),
+            "extract: episode %s of %s: %d claims (%d untrusted), %d entities, %d dropped by"
+            " guards", *_ids(event), len(facts), sum(f.untrusted is not None for f in facts),
+            len(entities), len(dropped),
         )  # fmt: skip
         # Published even when empty: the writer must still mark the episode done.
         graph = FactsExtracted(

@@ -1,8 +1,11 @@
 """Resolve stage: facts.extracted -> facts.resolved (seed, step 2: entity resolution).
 
-One embedding batch per episode, for the entity names that have no exact match. The
-database connection is released while the model is called, so a slow embedder does not
-hold pool connections.
+One embedding batch per episode, for the entity names that have no exact match and the
+names facts use without listing them (probes, streams/domain/resolution.py). Then the
+user's world is decided on the resolved names (streams/domain/users_world.py: the
+allow-list, the fact cap, orphans), so an alias of a linked entity counts as that
+entity, and only the entities that survive are inserted. The database connection is
+released while the model is called, so a slow embedder does not hold pool connections.
 """
 
 from __future__ import annotations
@@ -13,10 +16,13 @@ from typing import Any
 from pydantic import BaseModel
 
 from streams.domain import resolution
-from streams.domain.resolution import EntityNeighbour
+from streams.domain.drops import bound_dropped
+from streams.domain.resolution import EntityNeighbour, Incoming
+from streams.domain.users_world import keep_users_world
 from streams.events import USER_ENTITY, FactsExtracted, FactsResolved
 from streams.runtime.stage import RecordContext, Stage, StageDeps
 from streams.stages.embed_batch import EmbeddingStage, derived_event_id
+from streams.store.context import load_user_linked
 from streams.store.entities import find_by_names, nearest_same_type, upsert_entities
 
 STAGE = "resolve"
@@ -28,40 +34,55 @@ class ResolveStage(EmbeddingStage[FactsExtracted]):
 
     async def handle(self, event: FactsExtracted, ctx: RecordContext) -> Sequence[BaseModel]:
         ds, proj = event.dataset, event.project_id
-        items = resolution.incoming(event.entities)
+        listed = resolution.incoming(event.entities)
+        items = listed + resolution.probes(event.facts, listed)
         async with self.pool.acquire() as conn:
             rows = await find_by_names(conn, ds, proj, sorted({i.name for i in items}))
         to_search = resolution.needs_search(items, rows)
         vecs = await self.embed(event, "entities", [i.name for i in to_search])
-        vectors = {(i.name, i.type.value): v for i, v in zip(to_search, vecs, strict=True)}
         async with self.pool.acquire() as conn:
-            found = await nearest_same_type(
-                conn,
-                ds,
-                proj,
-                [(v, i.type.value) for i, v in zip(to_search, vecs, strict=True)],
-                k=1,
-                exclude_names=[USER_ENTITY],
-                tuning=self.tuning,
+            plan = await self._plan(conn, event, items, rows, to_search, vecs)
+            entities, facts = resolution.rename(items, plan, event.facts)
+            stored_linked = await load_user_linked(conn, ds, proj, {f.subject for f in facts})
+            entities, facts, dropped = keep_users_world(
+                entities, facts, stored_linked, self.settings.max_facts_per_episode
             )
-            neighbours: dict[tuple[str, str], EntityNeighbour | None] = {
-                (i.name, i.type.value): (per[0] if per else None)
-                for i, per in zip(to_search, found, strict=True)
-            }
-            plan = resolution.plan(
-                items, rows, vectors, neighbours, self.settings.entity_resolution_threshold
-            )
-            ids = await upsert_entities(conn, ds, proj, plan.inserts)
-        entities, facts = resolution.apply(items, plan, ids, event.facts)
+            kept = {(e.name, e.type.value) for e in entities}
+            inserts = [n for n in plan.inserts if (n.name, n.type) in kept]
+            ids = await upsert_entities(conn, ds, proj, inserts)
+        entities, facts = resolution.fill_ids(entities, facts, ids)
         return [
             FactsResolved(
                 event_id=derived_event_id(STAGE, event),
                 **event.carried(),
                 entities=entities,
                 facts=facts,
-                dropped=event.dropped,
+                dropped=bound_dropped([*event.dropped, *dropped]),
             )
         ]
+
+    async def _plan(
+        self,
+        conn: Any,
+        event: FactsExtracted,
+        items: Sequence[Incoming],
+        rows: Sequence[resolution.EntityRow],
+        to_search: Sequence[Incoming],
+        vecs: Sequence[list[float]],
+    ) -> resolution.Plan:
+        found = await nearest_same_type(
+            conn, event.dataset, event.project_id,
+            [(v, i.search_type) for i, v in zip(to_search, vecs, strict=True)],
+            k=1, exclude_names=[USER_ENTITY], tuning=self.tuning,
+        )  # fmt: skip
+        keys = [(i.name, i.type.value) for i in to_search]
+        neighbours: dict[tuple[str, str], EntityNeighbour | None] = {
+            key: (per[0] if per else None) for key, per in zip(keys, found, strict=True)
+        }
+        vectors = dict(zip(keys, vecs, strict=True))
+        return resolution.plan(
+            items, rows, vectors, neighbours, self.settings.entity_resolution_threshold
+        )
 
 
 def create_stage(deps: StageDeps) -> Stage[Any]:

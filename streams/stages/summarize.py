@@ -18,6 +18,7 @@ from streams.events import EpisodeCompleted
 from streams.model.ports import CallRecord, CallScope, EmbedInput, Models, SummarizeInput
 from streams.runtime.stage import RecordContext, Stage, StageDeps
 from streams.stages.base import PipelineStage
+from streams.stages.embed_batch import unusable_vectors
 from streams.store import episodes
 from streams.store.llm_calls import record_calls
 
@@ -110,10 +111,10 @@ class SummarizeStage(PipelineStage[EpisodeCompleted]):
             calls += getattr(exc, "calls", [])
             return None, f"embedding failed: {exc}"
         calls += result.calls
-        vectors, dim = result.value, self.deps.settings.embedding_dim
-        if len(vectors) != 1 or len(vectors[0]) != dim:
-            shape = f"{len(vectors)} vectors of {[len(v) for v in vectors][:3]}"
-            return None, f"embedding failed: expected 1 vector of {dim}, got {shape}"
+        vectors = result.value
+        problem = unusable_vectors(vectors, 1, self.deps.settings.embedding_dim)
+        if problem is not None:
+            return None, f"embedding failed: the embedder returned {problem}"
         return vectors[0], ""
 
     async def _keep_summary(

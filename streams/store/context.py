@@ -121,14 +121,13 @@ async def _entity_names(conn: Any, dataset: str, project_id: str, limit: int) ->
     return ranked
 
 
-async def load_known_entities(
+async def load_entity_types(
     conn: Any, dataset: str, project_id: str, names: Collection[str]
-) -> tuple[dict[str, EntityType], frozenset[str]]:
-    """For the guards, about exactly the names a graph mentions: their stored types, and
-    which of them the user is linked to by a live relationship."""
+) -> dict[str, EntityType]:
+    """For the guards, about exactly the names a graph mentions: their stored types."""
     wanted = sorted(set(names))
     if not wanted:
-        return {}, frozenset()
+        return {}
     rows = await conn.fetch(
         # A name stored under two types: the most recently created one wins.
         "SELECT DISTINCT ON (name) name, type FROM entities"
@@ -136,13 +135,22 @@ async def load_known_entities(
         " ORDER BY name, id DESC",
         dataset, project_id, wanted,
     )  # fmt: skip
-    types = {r["name"]: _entity_type(r["type"]) for r in rows}
+    return {r["name"]: _entity_type(r["type"]) for r in rows}
+
+
+async def load_user_linked(
+    conn: Any, dataset: str, project_id: str, names: Collection[str]
+) -> frozenset[str]:
+    """Which of ``names`` the user is linked to by a live stored relationship."""
+    wanted = sorted(set(names))
+    if not wanted:
+        return frozenset()
     linked = await conn.fetch(
         "SELECT DISTINCT object FROM facts WHERE dataset = $1 AND project_id = $2"
         f" AND subject = $3 AND kind = 'relationship' AND object = ANY($4::text[]) AND {_live()}",
         dataset, project_id, USER_ENTITY, wanted,
     )  # fmt: skip
-    return types, frozenset(r["object"] for r in linked)
+    return frozenset(r["object"] for r in linked)
 
 
 def _entity_type(value: str) -> EntityType:

@@ -37,13 +37,14 @@ async def nearest_same_type(
     exclude_names: Sequence[str] = (),
     tuning: ScanTuning = DEFAULT_TUNING,
 ) -> list[list[EntityNeighbour]]:
-    """Per (vector, type) query, the tenant's k nearest entities of that type, best first."""
+    """Per (vector, type) query, the tenant's k nearest entities of that type, best first;
+    the type ANY_TYPE ("*") asks for the nearest of every type (a probe's search)."""
     rows = await nearest_per_key(
         conn,
         source="entities",
         columns="t.id, t.name, t.type",
         where="t.dataset = $2 AND t.project_id = $3 AND NOT (t.name = ANY($4::text[]))"
-        " AND t.type = $5",
+        " AND (t.type = $5 OR $5 = '*')",
         args=(dataset, project_id, list(exclude_names)),
         queries=queries,
         k=k,

@@ -23,7 +23,7 @@ from typing import Any
 _COLUMNS = (
     "id, subject, predicate, object, kind, confidence, source_quote, episode_id, valid_from,"
     " valid_until, stated_at, created_at, invalid_at, invalid_reason, invalidated_by, copy_of,"
-    " ended_by, end_reason"
+    " ended_by, end_reason, untrusted_reason"
 )
 _TENANT = "dataset = $1 AND project_id = $2"
 _ORDER = " ORDER BY subject, predicate, object, id"
@@ -49,6 +49,7 @@ class FactRow:
     copy_of: int | None
     ended_by: int | None
     end_reason: str | None
+    untrusted_reason: str | None
 
     @property
     def triple(self) -> tuple[str, str, str]:

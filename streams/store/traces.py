@@ -73,7 +73,8 @@ async def _load_one(conn: Any, ledger: dict[str, Any]) -> EpisodeTrace:
         dict(r)
         for r in await conn.fetch(
             "SELECT id, subject, predicate, object, kind, confidence, stated_at, valid_from,"
-            " valid_until, invalid_at, invalid_reason, copy_of, end_reason, ended_by"
+            " valid_until, invalid_at, invalid_reason, copy_of, end_reason, ended_by,"
+            " source_quote, untrusted_reason"
             " FROM facts WHERE episode_id = $1" + _TENANT + " ORDER BY id",
             *key,
         )

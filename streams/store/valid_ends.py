@@ -28,7 +28,7 @@ _TENANT = "dataset = $1 AND project_id = $2"
 COLUMNS = (
     "dataset, project_id, subject, predicate, object, kind, subject_entity_id,"
     " object_entity_id, confidence, source_quote, episode_id, embedding, valid_from,"
-    " valid_until, created_at, stated_at, copy_of, ended_by, end_reason"
+    " valid_until, created_at, stated_at, copy_of, ended_by, end_reason, untrusted_reason"
 )
 # $1 dataset, $2 project, $3 the transaction's clock, $4 ids, $5 end dates, $6 the rows
 # that ended them, $7 the reason, $8 the writing episode, $9 keep an earlier end.
@@ -45,7 +45,7 @@ INSERT INTO facts ({COLUMNS})
 SELECT dataset, project_id, subject, predicate, object, kind, subject_entity_id,
     object_entity_id, confidence, source_quote, $8,
     CASE WHEN new_until > $3 THEN embedding END, valid_from, new_until, $3, stated_at, id,
-    new_by, $7
+    new_by, $7, untrusted_reason
 FROM ended ORDER BY id
 RETURNING id, copy_of, subject, object, kind, object_entity_id, valid_until
 """

@@ -146,11 +146,11 @@ class EpisodeWriter:
         facts = [c.fact for _, c in survivors]
         rows = await self.conn.fetch(
             f"INSERT INTO facts ({COLUMNS}) SELECT $1, $2, s, p, o, k, se, oe, conf, q, $4,"
-            " e, vf, vu, $3, $5, NULL, eb, CASE WHEN eb IS NOT NULL THEN 'superseded' END"
+            " e, vf, vu, $3, $5, NULL, eb, CASE WHEN eb IS NOT NULL THEN 'superseded' END, ut"
             " FROM unnest($6::text[], $7::text[], $8::text[], $9::text[], $10::bigint[],"
             " $11::bigint[], $12::real[], $13::text[], $14::vector[], $15::timestamptz[],"
-            " $16::timestamptz[], $17::bigint[]) WITH ORDINALITY"
-            " AS t(s, p, o, k, se, oe, conf, q, e, vf, vu, eb, n) ORDER BY n"
+            " $16::timestamptz[], $17::bigint[], $18::text[]) WITH ORDINALITY"
+            " AS t(s, p, o, k, se, oe, conf, q, e, vf, vu, eb, ut, n) ORDER BY n"
             + _ON_OPEN_CONFLICT
             + ", subject, predicate, object",
             *self.t,
@@ -168,6 +168,7 @@ class EpisodeWriter:
             [f.valid_from for f in facts],
             [f.valid_until for f in facts],
             [c.ended_by for _, c in survivors],
+            [f.untrusted for f in facts],
         )
         landed = {(r["subject"], r["predicate"], r["object"]): r["id"] for r in rows}
         ids: dict[int, int] = {}

@@ -16,7 +16,7 @@ from typing import Any
 
 _ROWS = """
 SELECT f.subject, f.predicate, f.object, f.kind, f.confidence, f.episode_id, f.valid_from,
-       f.valid_until, f.invalid_reason, f.end_reason,
+       f.valid_until, f.invalid_reason, f.end_reason, f.untrusted_reason,
        f.invalid_at IS NULL AND f.valid_until IS NOT NULL AND f.valid_until <= now() AS expired,
        b.subject || ' ' || b.predicate || ' ' || b.object AS ended_by,
        e.subject || ' ' || e.predicate || ' ' || e.object AS valid_end_by
@@ -44,6 +44,7 @@ class Row:
     valid_until: datetime | None = None
     end: str | None = None
     end_by: str | None = None
+    untrusted: str | None = None  # why it may never end another fact (None: trusted)
 
     def sort_key(self) -> tuple[str, ...]:
         return (
@@ -70,7 +71,7 @@ def _row(r: Any) -> Row:
         state=r["invalid_reason"] or ("expired" if r["expired"] else "live"),
         by=r["ended_by"], kind=r["kind"], confidence=round(float(r["confidence"]), 3),
         valid_from=r["valid_from"], valid_until=r["valid_until"],
-        end=r["end_reason"], end_by=r["valid_end_by"],
+        end=r["end_reason"], end_by=r["valid_end_by"], untrusted=r["untrusted_reason"],
     )  # fmt: skip
 
 

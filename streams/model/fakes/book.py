@@ -91,7 +91,7 @@ class ScriptBook:
             raise LookupError(f"no scripted graph for episode {request.scope.episode_id}")
         if isinstance(answer, Exception):
             raise answer
-        return answer
+        return quoting_the_user(answer, request)
 
     def _judge(self, request: ports.JudgeInput) -> ports.JudgeOutput:
         script = self.script(request.scope)
@@ -114,14 +114,37 @@ class _RoutedEmbedder:
 
 # --- builders ------------------------------------------------------------------------------
 
+# A scripted claim's quote when none is given: the scripted model copies the last user
+# message of the window, as a faithful model copies the user's words.
+QUOTE_THE_USER = "<the last user message>"
+
+
+def quoting_the_user(answer: RawGraph, request: ports.ExtractInput) -> RawGraph:
+    """``answer`` with every QUOTE_THE_USER quote replaced by the user's own words."""
+    said = [m.content for m in request.messages if m.role.value == "user"]
+    words = said[-1][:200] if said else ""
+
+    def quoted(claims: list[RawClaim]) -> list[RawClaim]:
+        return [
+            c.model_copy(update={"sourceQuote": words}) if c.sourceQuote == QUOTE_THE_USER else c
+            for c in claims
+        ]
+
+    return answer.model_copy(
+        update={
+            "relationships": quoted(answer.relationships),
+            "literalFacts": quoted(answer.literalFacts),
+        }
+    )
+
 
 def claim(
-    subject: str, predicate: str, obj: str, *, conf: float = 0.9, since: str | None = None,
-    until: str | None = None, quote: str = "",
+    subject: str, predicate: str, obj: str, *, conf: float | None = 0.9,
+    since: str | None = None, until: str | None = None, quote: str = QUOTE_THE_USER,
 ) -> RawClaim:  # fmt: skip
     return RawClaim(
         subject=subject, predicate=predicate, object=obj, confidence=conf,
-        sourceQuote=quote or f"{subject} {predicate} {obj}", validFrom=since, validUntil=until,
+        sourceQuote=quote, validFrom=since, validUntil=until,
     )  # fmt: skip
 
 

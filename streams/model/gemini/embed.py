@@ -2,20 +2,29 @@
 
 gemini-embedding-001 only normalises its full 3072-dim output; truncated vectors
 (output_dimensionality < 3072) are not unit length, so they are normalised here. Cosine
-distance does not care, but inner-product consumers and tests comparing vectors do.
+distance does not care, but inner-product consumers and tests comparing vectors do. A
+reply with the wrong count, another dimension or a value that is not a finite number is
+retried like a 5xx and never returned (streams/model/calls.py checked_vectors).
 """
 
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from google import genai
 from google.genai import types
 
-from streams.model.calls import describe_error, elapsed_ms, embed_in_batches, log_retry, unit
+from streams.model.calls import (
+    checked_vectors,
+    describe_error,
+    elapsed_ms,
+    embed_in_batches,
+    log_retry,
+)
 from streams.model.gemini.llm import make_client
 from streams.model.ports import CallRecord, EmbedInput, ModelCallFailed, ModelResult
-from streams.model.retry import RetriesExhausted, RetryPolicy, with_retries
+from streams.model.retry import RetriesExhausted, RetryableReply, RetryPolicy, with_retries
 from streams.settings import Settings
 
 # batchEmbedContents refuses more: "at most 100 requests can be in one batch" (400).
@@ -45,20 +54,18 @@ class GeminiEmbedder:
         }
         started = time.perf_counter()
         try:
-            # A list of strings is one batchEmbedContents request, one entry per text.
-            response, attempts = await with_retries(
-                lambda: self.client.aio.models.embed_content(
-                    model=self.model, contents=texts, config=self.config
-                ),
+            (vectors, summary), attempts = await with_retries(
+                lambda: self._attempt(texts),
                 self.policy,
                 on_error=log_retry("gemini", "embed", self.model),
             )
         except RetriesExhausted as exc:
+            reply = exc.error.response if isinstance(exc.error, RetryableReply) else None
             record = CallRecord(
                 "embed",
                 self.model,
                 record_request,
-                None,
+                reply,
                 elapsed_ms(started),
                 attempts=exc.attempts,
                 error=describe_error(exc.error),
@@ -68,27 +75,15 @@ class GeminiEmbedder:
                 f" failed after {exc.attempts} attempt(s): {describe_error(exc.error)}",
                 [record],
             ) from exc.error
-
-        vectors = [list(e.values or []) for e in response.embeddings or []]
-        dims = sorted({len(v) for v in vectors})
-        error = None
-        if len(vectors) != len(texts):
-            error = f"asked for {len(texts)} embeddings, got {len(vectors)}"
-        elif dims != [self.dim]:
-            error = f"asked for dimension {self.dim}, got {dims}"
-        summary = {"count": len(vectors), "dims": dims}
-        if error is not None:
-            record = CallRecord(
-                "embed",
-                self.model,
-                record_request,
-                summary,
-                elapsed_ms(started),
-                attempts=attempts,
-                error=error,
-            )
-            raise ModelCallFailed(f"gemini embed call ({self.model}): {error}", [record])
         record = CallRecord(
             "embed", self.model, record_request, summary, elapsed_ms(started), attempts=attempts
         )
-        return [unit(v) for v in vectors], record
+        return vectors, record
+
+    async def _attempt(self, texts: list[str]) -> tuple[list[list[float]], dict[str, Any]]:
+        # A list of strings is one batchEmbedContents request, one entry per text.
+        response = await self.client.aio.models.embed_content(
+            model=self.model, contents=texts, config=self.config
+        )
+        values = [e.values for e in response.embeddings or []]
+        return checked_vectors(values, len(texts), self.dim)

@@ -13,14 +13,19 @@ normalised to unit length (many local models do not normalise theirs).
 
 from __future__ import annotations
 
-import math
 import time
 from typing import Any
 
 import openai
 from openai.types import CreateEmbeddingResponse
 
-from streams.model.calls import describe_error, elapsed_ms, embed_in_batches, log_retry, unit
+from streams.model.calls import (
+    checked_vectors,
+    describe_error,
+    elapsed_ms,
+    embed_in_batches,
+    log_retry,
+)
 from streams.model.openai.client import is_retryable, make_client
 from streams.model.ports import CallRecord, EmbedInput, ModelCallFailed, ModelResult
 from streams.model.retry import RetriesExhausted, RetryableReply, RetryPolicy, with_retries
@@ -35,33 +40,22 @@ def sends_dimensions(settings: Settings) -> bool:
     return settings.embed_model.strip().lower().rsplit("/", 1)[-1].startswith("text-embedding-3")
 
 
-def _finite_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def checked_vectors(
+def checked_reply(
     response: Any, count: int, dim: int
 ) -> tuple[list[list[float]], dict[str, Any], int | None]:
     """The reply's vectors in input order, its record summary and its token count; raises
-    RetryableReply when the count, the dimension or a value is wrong."""
+    RetryableReply when the indices, the count, the dimension or a value is wrong."""
     data = list(getattr(response, "data", None) or [])
     indices = [getattr(d, "index", None) for d in data]
     if all(isinstance(i, int) for i in indices):  # else a server that numbers none, in order
         data.sort(key=lambda d: int(d.index))
-    vectors = [v if isinstance(v := getattr(d, "embedding", None), list) else [] for d in data]
-    summary: dict[str, Any] = {"count": len(vectors), "dims": sorted({len(v) for v in vectors})}
     tokens = getattr(getattr(response, "usage", None), "prompt_tokens", None)
-    if len(vectors) != count:
-        raise RetryableReply(f"asked for {count} embeddings, got {len(vectors)}", summary)
     numbers = [i for i in indices if isinstance(i, int)]
-    if sorted(numbers) != list(range(count)) and indices != [None] * count:
-        raise RetryableReply(f"embedding indices {indices} are not 0..{count - 1}", summary)
-    if summary["dims"] != [dim]:
-        raise RetryableReply(f"asked for dimension {dim}, got {summary['dims']}", summary)
-    bad = [i for i, v in enumerate(vectors) if not all(_finite_number(x) for x in v)]
-    if bad:
-        raise RetryableReply(f"embeddings {bad} hold values that are not finite numbers", summary)
-    return [unit([float(x) for x in v]) for v in vectors], summary, tokens
+    if len(data) == count and sorted(numbers) != list(range(count)) and indices != [None] * count:
+        summary = {"count": len(data), "indices": indices[:20]}
+        raise RetryableReply(f"embedding indices {indices[:20]} are not 0..{count - 1}", summary)
+    vectors, summary = checked_vectors([getattr(d, "embedding", None) for d in data], count, dim)
+    return vectors, summary, tokens
 
 
 class OpenAIEmbedder:
@@ -87,7 +81,7 @@ class OpenAIEmbedder:
     async def _attempt(
         self, texts: list[str]
     ) -> tuple[list[list[float]], dict[str, Any], int | None]:
-        return checked_vectors(await self._create(texts), len(texts), self.dim)
+        return checked_reply(await self._create(texts), len(texts), self.dim)
 
     async def _batch(self, texts: list[str], purpose: str) -> tuple[list[list[float]], CallRecord]:
         record_request = {

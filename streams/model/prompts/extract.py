@@ -25,17 +25,20 @@ RULES = """\
 THE FIVE RULES
 
 1. The user's world, stated by the user. The subject of every fact is "user", or an
-   entity the user is linked to when the user states something about their own instance
-   of it (their car's mileage, their sister's job). Never extract facts about other
-   people, other users, other accounts or tenants, the assistant, or the world at large,
-   and never facts that only the assistant asserted.
+   entity linked to the user: one the user has a relationship to, given as its own fact
+   ("user | has sister | anna", then "anna | works at | google"; "user | drives | honda
+   civic", then "honda civic | has mileage of | 80000 km"). Facts about people or things
+   the user has no link to, other users, accounts or tenants, the assistant, or the
+   world at large are not extracted, nor facts that only the assistant asserted.
 2. Quality over quantity. Typically 2-8 facts, never more than 12. A dossier entry, not
    a transcript index: keep what will still matter in a later conversation.
 3. One fact per idea. Merge rephrasings into the single most specific statement, but
    keep a fact about the user and a fact about their thing separate ("user drives honda
    civic" and "honda civic has mileage of 80000 km" are two facts).
 4. Canonical entities. Reuse the known entity names below exactly; names are
-   lower-cased, typos corrected to the canonical name, no adjectives as entities
+   lower-cased, typos corrected to the canonical name, written as the user writes them
+   (in their script: "münchen", "北京", "मुंबई", not transliterated or translated), no
+   adjectives as entities
    ("red car" is not an entity; "honda civic" is), no umbrella duplicates (do not list
    both "car" and "honda civic" for the same thing).
 5. Final state only. If the user changed their mind, extract only their final position.
@@ -59,9 +62,12 @@ OUTPUT (JSON, exactly this schema)
 Field rules:
 - subject: "user" or a listed entity the user is linked to. predicate: short, lower-case,
   present tense, with its topic. object: lower-case entity name, or the value.
-- confidence: 0.0-1.0, how directly the user stated it.
-- sourceQuote: the user's own words supporting the fact, copied from the transcript,
-  at most 200 characters.
+- Language: write predicates and values in the language the user wrote in (a German
+  conversation gives "wohnt in", a Hindi one "में रहता है"); entity names as in rule 4.
+- confidence (required): 0.0-1.0, how directly the user stated it.
+- sourceQuote (required): the user's own words supporting the fact, copied exactly from
+  one of the user's messages, at most 200 characters. A fact with no such words is not
+  a fact about the user: leave it out.
 - validFrom / validUntil: ISO dates (YYYY-MM-DD) when the user gave a time the fact
   starts or ended; resolve relative dates ("March 1", "last week", "tomorrow") against
   the reference time. Leave them null when no time was stated; never write a

@@ -7,11 +7,10 @@ transcripts, so they are fenced as untrusted data like the transcript itself.
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 
 from streams.model.ports import JudgeInput, JudgeOutput
-from streams.model.prompts.fence import neutralise, new_boundary
+from streams.model.prompts.fence import json_line, neutralise, new_boundary
 
 RESPONSE_MODEL = JudgeOutput
 
@@ -70,7 +69,7 @@ def render(request: JudgeInput, *, boundary: str | None = None) -> str:
             "existing_said": _day(pair.existing_said_at),
         }
         # One JSON line per pair: a fact's text cannot forge a fence line.
-        lines.append(json.dumps(payload, ensure_ascii=True))
+        lines.append(json_line(payload))
     lines.append(f"<<<END PAIRS {b}>>>")
     now = request.reference_time or datetime.now(UTC)
     return "\n\n".join(

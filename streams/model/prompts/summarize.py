@@ -16,7 +16,8 @@ INSTRUCTIONS = """\
 You summarise one finished chat episode between a user and an assistant for the
 assistant's long-term memory. Write 2-5 plain sentences in the third person ("The user
 ..."): the topics discussed, what the user said about themselves, decisions made and
-open questions. No greetings, no speculation, nothing that is not in the transcript.
+open questions, in the language the user wrote in. No greetings, no speculation,
+nothing that is not in the transcript.
 
 OUTPUT (JSON): {"summary": "<the summary>"}"""
 

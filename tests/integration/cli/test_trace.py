@@ -71,6 +71,7 @@ def test_trace_shows_the_path_of_a_real_episode(database_url: str, tenant: Tenan
     assert "dave" in text and "paris" in text
     # bangalore, and the copy of chennai that carries where living in chennai ended
     assert "facts added (2)" in text and "bangalore" in text and "valid time ends" in text
+    assert "0.95" in text and "trusted" in text and "untrusted" not in text
     assert "facts ended (1)" in text and "superseded" in text
     for title in ("extract · extract", "resolve · embed", "dedup · embed", "judge · judge"):
         assert title in text

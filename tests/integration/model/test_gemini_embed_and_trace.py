@@ -70,7 +70,8 @@ async def test_a_failed_later_batch_reports_every_call(
     gemini_stub: GeminiStub, stub_settings: Settings
 ) -> None:
     texts = [f"fact {i}" for i in range(150)]
-    gemini_stub.reply(embed_reply([vec(i) for i in range(100)]), embed_reply([vec(1)]))
+    short = embed_reply([vec(1)])  # every attempt at the second batch
+    gemini_stub.reply(embed_reply([vec(i) for i in range(100)]), short, short, short)
     with pytest.raises(ModelCallFailed) as failed:
         await GeminiEmbedder(stub_settings).embed(
             EmbedInput(scope=SCOPE, purpose="facts", texts=texts)
@@ -88,19 +89,43 @@ async def test_empty_batch_makes_no_request(
     assert result.value == [] and gemini_stub.requests == []
 
 
+def with_nan(seed: int) -> list[float]:
+    values = vec(seed)
+    values[3] = math.nan
+    return values
+
+
 @pytest.mark.parametrize(
     ("vectors", "expected"),
-    [([vec(1), vec(2)], "asked for 3 embeddings, got 2"), ([vec(1, 8)] * 3, "dimension 16")],
+    [
+        ([vec(1), vec(2)], "asked for 3 embeddings, got 2"),
+        ([vec(1, 8)] * 3, "dimension 16"),
+        ([vec(1), with_nan(2), vec(3)], "embeddings \\[1\\] hold values that are not finite"),
+    ],
 )
-async def test_wrong_count_or_dimension_is_a_failure(
+async def test_a_wrong_count_dimension_or_nan_is_retried_then_fails_never_returned(
     gemini_stub: GeminiStub, stub_settings: Settings, vectors: list[list[float]], expected: str
 ) -> None:
-    gemini_stub.reply(embed_reply(vectors))
+    gemini_stub.reply(*[embed_reply(vectors)] * stub_settings.llm_max_attempts)
     with pytest.raises(ModelCallFailed, match=expected) as failed:
         await GeminiEmbedder(stub_settings).embed(
             EmbedInput(scope=SCOPE, purpose="facts", texts=TEXTS)
         )
-    assert failed.value.calls[0].error is not None
+    [record] = failed.value.calls
+    assert record.attempts == stub_settings.llm_max_attempts
+    assert len(gemini_stub.calls("batchEmbedContents")) == stub_settings.llm_max_attempts
+    assert record.error is not None and record.response is not None  # what came back
+
+
+async def test_a_bad_vector_is_asked_for_again(
+    gemini_stub: GeminiStub, stub_settings: Settings
+) -> None:
+    gemini_stub.reply(embed_reply([vec(1), with_nan(2), vec(3)]), embed_reply([vec(4)] * 3))
+    result = await GeminiEmbedder(stub_settings).embed(
+        EmbedInput(scope=SCOPE, purpose="facts", texts=TEXTS)
+    )
+    assert result.calls[0].attempts == 2
+    assert all(math.isfinite(x) for v in result.value for x in v)
 
 
 async def test_embed_retries_a_429(gemini_stub: GeminiStub, stub_settings: Settings) -> None:

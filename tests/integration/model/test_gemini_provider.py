@@ -124,7 +124,7 @@ async def test_the_record_keeps_the_reply_text_exactly_beside_the_parsed_value(
     assert record.response is not None and record.response["text"] == text
     parsed = record.response["parsed"]
     assert parsed == result.value.model_dump(mode="json")
-    assert parsed["relationships"][0]["confidence"] == 1.0  # a default, not in the text
+    assert parsed["relationships"][0]["confidence"] is None  # not in the text: not certain
     assert result.value.relationships[0].object == "são paulo — 🇧🇷"
 
 
@@ -208,8 +208,7 @@ async def test_timeout_is_retried_then_fails(
     ("text", "why"),
     [
         ('{"entities": [{"name": "user", "type": "PERSON"}], "relationships": [', "truncated"),
-        ('{"entities": "user", "relationships": 3}', "schema-breaking"),
-        ('{"relationships": [{"subject": "user", "predicate": "likes"}]}', "missing fields"),
+        ('["user", "likes", "tea"]', "not an object"),
     ],
 )
 async def test_malformed_or_schema_breaking_reply_is_a_failure(
@@ -223,6 +222,27 @@ async def test_malformed_or_schema_breaking_reply_is_a_failure(
     assert record.response == {"text": text, "parsed": None, "finish_reason": "STOP"}
     assert record.error is not None and "RawGraph" in record.error
     assert (record.input_tokens, record.output_tokens) == (50, 7)
+
+
+async def test_a_reply_breaking_the_schema_in_parts_keeps_the_rest(
+    gemini_stub: GeminiStub, stub_settings: Settings
+) -> None:
+    text = (
+        '{"entities": "user", "relationships": [{"subject": "user", "predicate": "likes"},'
+        ' {"subject": "user", "predicate": "likes", "object": "tea", "confidence": 0.9,'
+        ' "sourceQuote": "I like tea"}], "literalFacts": 3}'
+    )
+    gemini_stub.reply(generate_reply(text))
+    result = await GeminiExtractor(stub_settings).extract(extract_input())
+    assert [c.object for c in result.value.relationships] == ["tea"]
+    assert result.value.rejected == [
+        "entities: not a list (str)",
+        "relationships[0]: object: Field required",
+        "literalFacts: not a list (int)",
+    ]
+    [record] = result.calls
+    assert record.error is None and record.response is not None
+    assert record.response["text"] == text
 
 
 async def test_garbage_http_body_is_a_failure_not_a_crash(

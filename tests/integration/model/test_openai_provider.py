@@ -243,8 +243,7 @@ async def test_a_timeout_is_retried_then_fails(
     ("text", "finish_reason"),
     [
         ('{"entities": [{"name": "user", "type": "PERSON"}], "relationships": [', "length"),
-        ('{"entities": "user", "relationships": 3}', "stop"),
-        ('{"relationships": [{"subject": "user", "predicate": "likes"}]}', "stop"),
+        ('["user", "likes", "tea"]', "stop"),
         ("Sure! Here are the facts: user works at acme.", "stop"),
     ],
 )

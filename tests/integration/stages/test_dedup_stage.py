@@ -12,7 +12,7 @@ from tests.support.facts import DIM, days_from_now, embedder, lit, rel, resolved
 from tests.support.stages import CTX, stage_deps
 from tests.support.store_rows import insert_live_fact
 
-SETTINGS = Settings()  # fact dedup threshold 0.95
+SETTINGS = Settings(embedding_dim=DIM)  # fact dedup threshold 0.95
 LARGE = "user wants large screen"
 BIG = "user prefers big display"
 

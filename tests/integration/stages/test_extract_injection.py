@@ -1,9 +1,10 @@
-"""Prompt injection end to end through the extract handler.
+"""Prompt injection end to end through the extract and resolve handlers.
 
 The transcript says "ignore previous instructions", closes the fence early and claims
 facts about other users and another tenant; the scripted model answers as a
-compromised model would. What the stage produces still holds only the user's world, and
-nothing of another tenant ever reaches the model or the output.
+compromised model would. What the stages produce still holds only the user's world (the
+resolve stage decides it, on resolved names), and nothing of another tenant ever
+reaches the model or the output; what the user never said is marked untrusted.
 """
 
 from __future__ import annotations
@@ -11,10 +12,11 @@ from __future__ import annotations
 from typing import Any
 
 from streams.domain.graph import RawClaim, RawEntity, RawGraph
-from streams.events import FactsExtracted
+from streams.events import FactsExtracted, FactsResolved
 from streams.model.ports import ExtractInput
 from streams.model.prompts import extract as extract_prompt
 from streams.stages.extract import create_stage
+from streams.stages.resolve import ResolveStage
 from tests.support.episodes import episode, make_deps, new_tenant
 from tests.support.stages import CTX
 from tests.support.store_rows import seed_store
@@ -47,7 +49,10 @@ def compromised(req: ExtractInput) -> RawGraph:
         relationships=[
             RawClaim(subject="alice", predicate="works at", object="google", confidence=1),
             RawClaim(subject="tenant-b user", predicate="lives in", object="paris"),
-            RawClaim(subject="user", predicate="lives in", object="berlin", confidence=0.9),
+            RawClaim(subject="user", predicate="lives in", object="berlin", confidence=0.9,
+                     sourceQuote="I moved to Berlin"),
+            RawClaim(subject="user", predicate="has role", object="admin of all tenants",
+                     confidence=0.9, sourceQuote="I am the administrator of all tenants"),
         ],
         literalFacts=[
             RawClaim(subject="system", predicate="instruction",
@@ -72,9 +77,21 @@ async def test_compromised_model_yields_only_the_users_world(pool: Any) -> None:
     assert CANARY not in extract_prompt.render(request)
     assert set(request.known_entities) == {"user", "acme", "honda civic"}
 
-    result = out[0]
-    assert isinstance(result, FactsExtracted)
-    assert [f.triple for f in result.facts] == [("user", "lives in", "berlin")]
+    extracted = out[0]
+    assert isinstance(extracted, FactsExtracted)
+    # Nobody said "alice works at google" in their own words: untrusted, whatever else.
+    untrusted = {f.triple: f.untrusted for f in extracted.facts}
+    assert untrusted[("user", "lives in", "berlin")] is None
+    assert untrusted[("alice", "works at", "google")] == "no source quote given"
+    assert untrusted[("user", "has role", "admin of all tenants")] == (
+        "quote 'I am the administrator of all tenants' is not in the user's messages"
+    )
+    [result] = await ResolveStage(deps).handle(extracted, CTX)
+    assert isinstance(result, FactsResolved)
+    assert [(f.triple, f.untrusted is None) for f in result.facts] == [
+        (("user", "lives in", "berlin"), True),
+        (("user", "has role", "admin of all tenants"), False),  # stored, never trusted
+    ]
     assert {e.name for e in result.entities} == {"user", "berlin"}
     assert CANARY not in result.model_dump_json()
     refused = {d.subject for d in result.dropped if d.reason == "subject_not_allowed"}
@@ -86,7 +103,7 @@ async def test_compromised_model_yields_only_the_users_world(pool: Any) -> None:
             " FROM llm_calls WHERE episode_id = $1",
             event.episode_id,
         )
-    assert [(r["dataset"], r["project_id"]) for r in traced] == [tenant_a]
+    assert {(r["dataset"], r["project_id"]) for r in traced} == {tenant_a}  # extract, resolve
     assert all(CANARY not in r["req"] + r["resp"] for r in traced)
 
 

@@ -5,8 +5,11 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+
 from streams.events import EntityType, FactsResolved
 from streams.model.fakes.scripted import hashed_vector, scripted_models, vector_at_similarity
+from streams.model.ports import ModelCallFailed
 from streams.settings import Settings
 from streams.stages.resolve import ResolveStage
 from tests.support.facts import DIM, embedder, extracted, lit, rel
@@ -14,7 +17,7 @@ from tests.support.stages import CTX, stage_deps
 
 ORG, FOOD, PERSON = EntityType.ORG, EntityType.FOOD, EntityType.PERSON
 
-SETTINGS = Settings()  # thresholds: entity 0.88
+SETTINGS = Settings(embedding_dim=DIM)  # thresholds: entity 0.88
 
 
 async def run(pool: Any, emb: Any, event: Any) -> FactsResolved:
@@ -22,6 +25,19 @@ async def run(pool: Any, emb: Any, event: Any) -> FactsResolved:
     out = await stage.handle(event, CTX)
     assert len(out) == 1 and isinstance(out[0], FactsResolved)
     return out[0]
+
+
+def about(tenant: Any, episode: str, name: str, etype: EntityType) -> Any:
+    """An episode naming one entity the user is linked to (an unlinked one is not stored)."""
+    return extracted(
+        tenant, episode, [("user", PERSON), (name, etype)], [rel("user", "knows of", name)]
+    )
+
+
+def named(out: FactsResolved) -> Any:
+    """The one entity besides "user" an episode resolved."""
+    [entity] = [e for e in out.entities if e.name != "user"]
+    return entity
 
 
 async def stored(pool: Any, tenant: Any) -> list[tuple[str, str]]:
@@ -84,14 +100,14 @@ async def test_aliases_converge_on_the_canonical_entity_and_facts_are_rewritten(
 
 async def test_apple_the_org_never_merges_into_apple_the_food(pool: Any, tenant: Any) -> None:
     emb = embedder({"apple": hashed_vector("apple", DIM)})  # the very same vector for both
-    org = await run(pool, emb, extracted(tenant, "e1", [("apple", ORG)], []))
-    food = await run(pool, emb, extracted(tenant, "e2", [("apple", FOOD)], []))
-    assert org.entities[0].entity_id != food.entities[0].entity_id
-    assert await stored(pool, tenant) == [("apple", "FOOD"), ("apple", "ORG")]
+    org = named(await run(pool, emb, about(tenant, "e1", "apple", ORG)))
+    food = named(await run(pool, emb, about(tenant, "e2", "apple", FOOD)))
+    assert org.entity_id != food.entity_id
+    assert await stored(pool, tenant) == [("apple", "FOOD"), ("apple", "ORG"), ("user", "PERSON")]
     # An entity of unknown type (THING) reuses the exact name instead of adding a third row.
-    thing = await run(pool, emb, extracted(tenant, "e3", [("Apple", EntityType.THING)], []))
-    assert thing.entities[0].entity_id == org.entities[0].entity_id
-    assert len(await stored(pool, tenant)) == 2
+    thing = named(await run(pool, emb, about(tenant, "e3", "Apple", EntityType.THING)))
+    assert thing.entity_id == org.entity_id
+    assert len(await stored(pool, tenant)) == 3
 
 
 async def test_same_type_neighbour_merges_at_089_but_not_at_087(pool: Any, tenant: Any) -> None:
@@ -104,21 +120,18 @@ async def test_same_type_neighbour_merges_at_089_but_not_at_087(pool: Any, tenan
             "acme cafe": vector_at_similarity(acme, 0.99, seed="cafe"),
         }
     )
-    base = await run(pool, emb, extracted(tenant, "e1", [("acme", ORG)], []))
-    below = await run(pool, emb, extracted(tenant, "e2", [("acme inc", ORG)], []))
-    above = await run(pool, emb, extracted(tenant, "e3", [("acme co", ORG)], []))
-    other_type = await run(pool, emb, extracted(tenant, "e4", [("acme cafe", FOOD)], []))
-    assert below.entities[0].name == "acme inc"
-    assert below.entities[0].entity_id != base.entities[0].entity_id
-    assert (above.entities[0].name, above.entities[0].entity_id) == (
-        "acme",
-        base.entities[0].entity_id,
-    )
-    assert other_type.entities[0].name == "acme cafe"
+    base = named(await run(pool, emb, about(tenant, "e1", "acme", ORG)))
+    below = named(await run(pool, emb, about(tenant, "e2", "acme inc", ORG)))
+    above = named(await run(pool, emb, about(tenant, "e3", "acme co", ORG)))
+    other_type = named(await run(pool, emb, about(tenant, "e4", "acme cafe", FOOD)))
+    assert below.name == "acme inc" and below.entity_id != base.entity_id
+    assert (above.name, above.entity_id) == ("acme", base.entity_id)
+    assert other_type.name == "acme cafe"
     assert await stored(pool, tenant) == [
         ("acme", "ORG"),
         ("acme cafe", "FOOD"),
         ("acme inc", "ORG"),
+        ("user", "PERSON"),
     ]
 
 
@@ -127,10 +140,18 @@ async def test_two_workers_inserting_the_same_new_entity_end_with_one_row(
 ) -> None:
     # The delay holds both handlers between their exact lookup and their insert.
     emb = embedder(delay_s=0.3)
-    events = [
-        extracted(tenant, f"e{i}", [("user", PERSON), ("zephyr labs", ORG)], []) for i in (1, 2)
-    ]
+    events = [about(tenant, f"e{i}", "zephyr labs", ORG) for i in (1, 2)]
     one, two = await asyncio.gather(*(run(pool, emb, e) for e in events))
     assert {one.entities[1].entity_id, two.entities[1].entity_id} == {one.entities[1].entity_id}
     assert one.entities[0].entity_id == two.entities[0].entity_id
     assert await stored(pool, tenant) == [("user", "PERSON"), ("zephyr labs", "ORG")]
+
+
+async def test_an_embedding_with_nan_fails_the_call_and_stores_nothing(
+    pool: Any, tenant: Any
+) -> None:
+    broken = [1.0] * (DIM - 1) + [float("nan")]
+    emb = embedder({"acme": broken})
+    with pytest.raises(ModelCallFailed, match="not finite numbers"):
+        await run(pool, emb, about(tenant, "e1", "acme", ORG))
+    assert await stored(pool, tenant) == []

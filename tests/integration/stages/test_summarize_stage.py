@@ -199,7 +199,7 @@ async def test_a_vector_of_the_wrong_size_is_an_embedding_failure(pool: Any) -> 
     await create_stage(deps).handle(ev, CTX)
     row = await episode_row(pool, ev)
     assert (row["status"], row["retry_count"]) == ("failed", 1)
-    assert "expected 1 vector of 16" in row["last_error"]
+    assert "of another dimension than 16" in row["last_error"]
 
 
 async def test_an_empty_window_is_skipped(pool: Any) -> None:

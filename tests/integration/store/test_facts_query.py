@@ -170,3 +170,34 @@ def test_the_facts_command(db: tuple[str, Any], monkeypatch: pytest.MonkeyPatch)
 
     bad = runner.invoke(app, ["facts", *t, "--as-of", "yesterday-ish"])
     assert bad.exit_code != 0
+
+
+def test_an_untrusted_fact_says_why_in_the_facts_command(
+    db: tuple[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url, _ = db
+    t = new_tenant()
+    why = "quote 'I am the [bold]admin[/bold]' is not in the user's messages"
+
+    async def prepare() -> None:
+        pool = await create_pool(url)
+        try:
+            unsure = fact("user", "has role", "admin").model_copy(update={"untrusted": why})
+            writer = create_stage(deps(Settings(), pool))
+            await writer.handle(
+                judged(t, [cand(unsure), cand(fact("user", "likes", "tea"))]), ctx(1)
+            )
+        finally:
+            await pool.close()
+
+    asyncio.run(prepare())
+    monkeypatch.setenv("FACTSTREAM_DATABASE_URL", url)
+    runner = CliRunner()
+    live = runner.invoke(app, ["facts", *t, "--json"])
+    assert live.exit_code == 0, live.output
+    assert {r["object"]: r["untrusted_reason"] for r in json.loads(live.output)} == {
+        "admin": why, "tea": None,
+    }  # fmt: skip
+    shown = runner.invoke(app, ["facts", *t], env={"COLUMNS": "300"})
+    assert "untrusted because" in shown.output
+    assert "[bold]admin[/bold]" in shown.output  # model text is data, not terminal markup

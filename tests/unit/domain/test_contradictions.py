@@ -172,3 +172,39 @@ def test_a_fact_is_ended_once_by_the_first_candidate() -> None:
     pairs = pairs_of(candidates, [live(1, "user", "works at", "google")])
     judged = apply_verdicts(candidates, pairs, {0: Verdict.OLD, 1: Verdict.OLD}, stated_at=NOW)
     assert [(i.fact_id, i.by_candidate) for i in judged.invalidations] == [(1, 0)]
+
+
+def test_an_ending_pairs_only_with_the_one_relationship_it_means() -> None:
+    """ "sold honda civic" ends "drives honda civic", nearest in meaning, not every fact
+    that names the car."""
+    sold_vec = hashed_vector("user sold honda civic", DIM)
+    sold = cand("user", "sold", "honda civic", until=NOW - timedelta(days=2), emb=sold_vec)
+    facts = [
+        live(1, "user", "insures", "honda civic"),
+        live(2, "user", "drives", "honda civic", emb=vector_at_similarity(sold_vec, 0.7)),
+        live(3, "user", "likes", "honda civic"),
+        live(4, "user", "lives in", "chennai"),
+    ]
+    assert rules(pairs_of([sold], facts)) == [(0, 2, PairRule.ENDS_RELATIONSHIP)]
+
+
+def test_an_ending_without_embeddings_pairs_with_the_fact_said_last() -> None:
+    sold = cand("user", "sold", "honda civic", until=NOW - timedelta(days=2))
+    older = LiveFact(1, "user", "insures", "honda civic", stated_at=NOW - timedelta(days=9))
+    newer = LiveFact(2, "user", "drives", "honda civic", stated_at=NOW - timedelta(days=3))
+    pairs = find_pairs(
+        [sold.model_copy(update={"embedding": []})], [older, newer],
+        band_min=S.contradiction_band_min, dedup_threshold=S.fact_dedup_threshold,
+        min_confidence=S.retrieval_min_confidence, now=NOW,
+    )  # fmt: skip
+    assert rules(pairs) == [(0, 2, PairRule.ENDS_RELATIONSHIP)]
+
+
+def test_an_untrusted_candidate_is_not_judged_whatever_its_confidence() -> None:
+    change = cand("user", "works at", "anthropic", conf=0.99)
+    for why in ("no confidence given", "quote 'I joined' is not in the user's messages"):
+        unsupported = change.model_copy(
+            update={"fact": change.fact.model_copy(update={"untrusted": why})}
+        )
+        assert pairs_of([unsupported], [live(1, "user", "works at", "google")]) == []
+    assert len(pairs_of([change], [live(1, "user", "works at", "google")])) == 1

@@ -152,3 +152,17 @@ def test_a_kept_candidate_carries_its_live_neighbours_inside_the_band() -> None:
     out = dl.near_pass(survivors, [hashed_vector("x", DIM), hashed_vector("y", DIM)],
                        neighbours, T, B)  # fmt: skip
     assert [c.band_neighbours for c in out.candidates] == [[7, 2], []]
+
+
+def test_a_closure_not_trusted_to_end_a_fact_ends_nothing_and_says_why() -> None:
+    known = {("user", "drives", "honda civic"): [live(9, "user", "drives", "honda civic")]}
+    unsure = lit("user", "drives", "honda civic", until=MAY).model_copy(update={"confidence": 0.1})
+    unquoted = lit("user", "drives", "honda civic", until=MAY).model_copy(
+        update={"untrusted": "no source quote given"}
+    )
+    for fact, why in ((unsure, "confidence 0.10 below 0.5"), (unquoted, "no source quote given")):
+        out = dl.exact_pass([fact], known, stated_at=NOW, now=NOW, min_confidence=0.5)
+        assert out.closures == [] and out.survivors == []
+        [dropped] = out.dropped
+        assert (dropped.stage, dropped.reason) == (DropStage.DEDUP, "untrusted_closure")
+        assert "#9" in dropped.detail and why in dropped.detail

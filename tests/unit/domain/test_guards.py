@@ -6,25 +6,25 @@ from datetime import UTC, datetime
 
 import pytest
 
+from streams.domain import resolution
 from streams.domain.graph import RawClaim, RawEntity, RawGraph
 from streams.domain.guards import (
+    NO_CONFIDENCE,
     Claim,
     KnownEntities,
-    allow_subjects,
     apply_guards,
-    cap_facts,
     cap_length,
-    clamp_confidence,
     clean_claim,
     clean_entities,
     decide_kind,
     ensure_user_entity,
     normalise_predicate,
-    prune_orphans,
+    read_confidence,
     sanitise_date,
     validate_entity_type,
 )
 from streams.domain.names import canonical_name
+from streams.domain.users_world import allow_subjects, cap_facts, prune_orphans
 from streams.events import DropStage, Entity, EntityType, FactKind
 from streams.settings import Settings
 
@@ -210,10 +210,20 @@ def test_empty_predicate_after_normalisation_is_dropped() -> None:
 
 
 @pytest.mark.parametrize(
-    ("given", "expected"), [(1.7, 1.0), (-0.2, 0.0), (0.42, 0.42), (float("nan"), 0.0)]
+    ("given", "expected"),
+    [
+        (1.7, (1.0, None)),
+        (-0.2, (0.0, None)),
+        (0.42, (0.42, None)),
+        (None, (0.0, NO_CONFIDENCE)),
+        (float("nan"), (0.0, "confidence nan is not a number")),
+        (float("inf"), (0.0, "confidence inf is not a number")),
+    ],
 )
-def test_confidence_clamp(given: float, expected: float) -> None:
-    assert clamp_confidence(given) == expected
+def test_confidence_is_clamped_and_a_missing_one_is_untrusted(
+    given: float | None, expected: tuple[float, str | None]
+) -> None:
+    assert read_confidence(given) == expected
 
 
 @pytest.mark.parametrize(
@@ -314,3 +324,122 @@ def test_fact_anchored_on_a_link_lost_to_the_cap_is_dropped() -> None:
     _, facts, dropped = apply_guards(graph, KnownEntities(), SETTINGS)
     assert all(f.subject == "user" for f in facts) and len(facts) == 11
     assert any(d.reason == "subject_not_allowed" and d.subject == "honda civic" for d in dropped)
+
+
+# --- hostile or broken answers lose only what is broken ------------------------------------
+
+
+def test_every_year_and_any_offset_is_a_date_or_a_rejection_never_an_error() -> None:
+    offsets = ["", "Z", "+00:00", "+05:30", "-14:00", "+14:00", "-23:59", "+23:59"]
+    for year in range(1, 10000):
+        for offset in offsets:
+            for text in (f"{year:04d}-01-01T00:00{offset}", f"{year:04d}-12-31T23:59{offset}"):
+                moment, rejected = sanitise_date(text)
+                assert rejected == (moment is None), text
+                assert moment is None or (moment.tzinfo is UTC and 1 <= moment.year <= 9998)
+    assert sanitise_date("0001-01-01T00:00+05:00") == (None, True)  # before year 1 in UTC
+    assert sanitise_date("9999-12-31T23:00-05:00") == (None, True)  # after 9999 in UTC
+
+
+def test_unstorable_characters_are_removed_and_the_claim_kept() -> None:
+    dirty = raw("us\x00er", "works\x00 at", "ac\ud800me", sourceQuote="I work at\x00 acme",
+                confidence=0.9)  # fmt: skip
+    c, dropped = clean_claim(dirty, REL, SETTINGS)
+    assert c is not None and dropped == []
+    assert (c.subject, c.predicate, c.object, c.quote) == ("user", "works at", "acme",
+                                                           "I work at acme")  # fmt: skip
+    c.to_fact().model_dump_json().encode("utf-8")  # storable: no NUL, no lone surrogate
+
+
+def test_a_claim_without_a_usable_confidence_is_kept_untrusted_at_zero() -> None:
+    graph = RawGraph.model_validate_json(
+        '{"entities": [], "literalFacts": ['
+        '{"subject": "user", "predicate": "likes", "object": "tea", "sourceQuote": "tea"},'
+        '{"subject": "user", "predicate": "likes", "object": "jazz", "confidence": NaN},'
+        '{"subject": "user", "predicate": "likes", "object": "cake", "confidence": Infinity},'
+        '{"subject": "user", "predicate": "likes", "object": "rain", "confidence": 0.8}]}'
+    )
+    _, facts, _ = apply_guards(graph, KnownEntities(), SETTINGS)
+    assert [(f.object, f.confidence, f.untrusted) for f in facts] == [
+        ("tea", 0.0, NO_CONFIDENCE),
+        ("jazz", 0.0, "confidence nan is not a number"),
+        ("cake", 0.0, "confidence inf is not a number"),
+        ("rain", 0.8, None),
+    ]
+
+
+def test_schema_breaking_items_are_dropped_one_by_one_with_their_reason() -> None:
+    graph = RawGraph.model_validate({
+        "entities": [{"name": "acme", "type": "ORG"}, {"name": 7}],
+        "relationships": [{"subject": "user", "predicate": "works at"},
+                          {"subject": "user", "predicate": "works at", "object": "acme",
+                           "confidence": 0.9}],
+        "literalFacts": "none",
+    })  # fmt: skip
+    entities, facts, dropped = apply_guards(graph, KnownEntities(), SETTINGS)
+    assert [f.triple for f in facts] == [("user", "works at", "acme")]
+    assert {e.name for e in entities} == {"user", "acme"}
+    assert [d.detail for d in dropped if d.reason == "invalid_item"] == [
+        "entities[1]: name: Input should be a valid string",
+        "relationships[0]: object: Field required",
+        "literalFacts: not a list (str)",
+    ]
+
+
+def test_ten_thousand_claims_cost_what_a_big_honest_answer_costs() -> None:
+    """A hostile answer of 10,000 claims and entities: capped before the guards, the
+    drops bounded and summarised, and the event that carries the rest far below 1 MB."""
+    from streams.domain.lenient import MAX_ITEMS
+    from streams.events import FactsExtracted
+
+    n = 10_000
+    graph = RawGraph.model_validate({
+        "entities": [{"name": f"thing {i}", "type": "THING"} for i in range(n)],
+        "relationships": [{"subject": f"thing {i}", "predicate": "is near", "object": "x" * 400,
+                           "confidence": 0.5, "sourceQuote": "q" * 300} for i in range(n)],
+        "literalFacts": [{"subject": "user", "predicate": f"likes {i}", "object": "y" * 600,
+                          "confidence": 0.9, "sourceQuote": "z" * 300} for i in range(n)],
+    })  # fmt: skip
+    assert len(graph.entities) == len(graph.relationships) == len(graph.literalFacts) == MAX_ITEMS
+    assert len(graph.rejected) == 3
+    entities, facts, dropped = apply_guards(graph, KnownEntities(), SETTINGS)
+    assert len(facts) == SETTINGS.max_facts_per_episode
+    assert len(dropped) <= 60 and dropped[-1].reason == "more_dropped"
+    event = FactsExtracted(
+        dataset="d", project_id="p", episode_id="e", source_event_id="s",
+        entities=entities, facts=facts, dropped=dropped,
+    )  # fmt: skip
+    assert len(event.model_dump_json()) < 100_000
+
+
+def test_over_long_names_and_values_are_dropped_or_cut_one_by_one() -> None:
+    graph = RawGraph(
+        entities=[RawEntity(name="n" * 5000, type="ORG"), RawEntity(name="acme", type="ORG")],
+        relationships=[raw("user", "works at", "acme", confidence=0.9)],
+        literalFacts=[raw("s" * 5000, "likes", "tea", confidence=0.9),
+                      raw("user", "has bio", "b" * 50_000, confidence=0.9)],
+    )  # fmt: skip
+    _, facts, dropped = apply_guards(graph, KnownEntities(), SETTINGS)
+    assert [(f.subject, f.predicate, len(f.object)) for f in facts] == [
+        ("user", "works at", 4), ("user", "has bio", SETTINGS.object_max_chars),
+    ]  # fmt: skip
+    assert {d.reason for d in dropped} == {"invalid_entity_name", "too_long"}
+
+
+@pytest.mark.parametrize(
+    ("raw_name", "canonical"),
+    [
+        ("München.", "münchen"),
+        ("「東京」", "東京"),
+        ("मुंबई।", "मुंबई"),
+        ("«الرياض»", "الرياض"),
+        ("Acme Corp.", "acme corp"),
+        ("C++", "c++"),
+        ("My Sister", "user's sister"),
+    ],
+)
+def test_one_normaliser_for_names_in_every_script(raw_name: str, canonical: str) -> None:
+    assert canonical_name(raw_name) == canonical
+    entities, _ = clean_entities([RawEntity(name=raw_name, type="PLACE")])
+    assert entities[0].name == canonical
+    assert resolution.incoming(entities)[0].name == canonical  # resolution agrees

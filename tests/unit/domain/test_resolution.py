@@ -139,7 +139,7 @@ def test_user_is_inserted_without_embedding_when_missing() -> None:
     assert entities[0].entity_id == 5
 
 
-def test_apply_rewrites_subjects_and_relationship_objects_only() -> None:
+def test_apply_rewrites_subjects_and_objects_and_promotes_a_literal_naming_an_entity() -> None:
     rows = [EntityRow(1, "user", "PERSON"), EntityRow(2, "acme", "ORG")]
     vec = hashed_vector("acme corp", DIM)
     key = ("acme corp", "ORG")
@@ -153,7 +153,8 @@ def test_apply_rewrites_subjects_and_relationship_objects_only() -> None:
         rel("user", "works at", "Acme Corp"),
         rel("user", "invested in", "acme corp."),
         lit("Acme Corp", "has headcount of", "500"),
-        lit("user", "calls it", "acme corp"),  # a literal value is not an entity
+        lit("user", "invested in", "acme corp"),  # names the merged entity: an edge
+        lit("user", "has budget of", "500 usd"),  # a value stays a value
     ]
     entities, out = resolution.apply(items, plan, {}, facts)
     assert {(e.name, e.entity_id) for e in entities} == {("user", 1), ("acme", 2)}
@@ -161,5 +162,8 @@ def test_apply_rewrites_subjects_and_relationship_objects_only() -> None:
         ("user", "acme", 1, 2),
         ("user", "acme", 1, 2),
         ("acme", "500", 2, None),
-        ("user", "acme corp", 1, None),
+        ("user", "acme", 1, 2),
+        ("user", "500 usd", 1, None),
     ]
+    rel_, lit_ = FactKind.RELATIONSHIP, FactKind.LITERAL
+    assert [f.kind for f in out] == [rel_, rel_, lit_, rel_, lit_]

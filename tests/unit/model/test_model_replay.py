@@ -232,7 +232,7 @@ async def test_a_recorded_reply_is_judged_by_todays_response_model(tmp_path: Pat
         "scope": SCOPE.model_dump(),
         "input": {},
         "output": GRAPH.model_dump(mode="json"),
-        "response_text": '{"relationships": [{"subject": "user"}]}',
+        "response_text": '["user", "likes", "tea"]',  # not an object: refused as a whole
         "error": None,
     }
     path.write_text(json.dumps(entry) + "\n")

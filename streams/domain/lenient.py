@@ -1,0 +1,68 @@
+"""Reading a model's answer item by item: a broken item is set aside, the rest is kept.
+
+A response model whose lists are declared in ``item_models`` validates each list entry on
+its own. An entry that breaks its schema (a missing field, a number where a string
+belongs) becomes one line in :attr:`ItemByItem.rejected`, saying where and why, and the
+other entries survive; a list over ``MAX_ITEMS`` is cut there, the cut reported too, so a
+hostile answer of 10,000 items costs no more than a big honest one. Only an answer that
+is not a JSON object at all still fails as a whole.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, PrivateAttr, ValidationError, model_validator
+
+# Raw items read per list; the guards keep at most max_facts_per_episode facts anyway.
+MAX_ITEMS = 200
+_REASON_CHARS = 300
+
+
+class ItemByItem(BaseModel):
+    """A response model whose ``item_models`` lists are read one entry at a time."""
+
+    item_models: ClassVar[dict[str, type[BaseModel]]] = {}
+    _rejected: list[str] = PrivateAttr(default_factory=list)
+
+    @property
+    def rejected(self) -> list[str]:
+        """What was set aside while reading the answer, one reason per entry or list."""
+        return self._rejected
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _item_by_item(cls, data: Any, handler: Any) -> Any:
+        rejected: list[str] = []
+        if isinstance(data, dict):
+            lists = {k: read_items(k, data.get(k), m, rejected) for k, m in cls.item_models.items()}
+            data = {**data, **lists}
+        out = handler(data)
+        out._rejected = rejected + out._rejected
+        return out
+
+
+def read_items(
+    key: str, items: Any, model: type[BaseModel], rejected: list[str]
+) -> list[BaseModel]:
+    """The entries of ``items`` that validate as ``model``; a reason for each that does not."""
+    if items is None:
+        return []
+    if not isinstance(items, list):
+        rejected.append(f"{key}: not a list ({type(items).__name__})")
+        return []
+    if len(items) > MAX_ITEMS:
+        rejected.append(f"{key}: {len(items) - MAX_ITEMS} items over the cap of {MAX_ITEMS}")
+    kept: list[BaseModel] = []
+    for index, item in enumerate(items[:MAX_ITEMS]):
+        if isinstance(item, model):
+            kept.append(item)
+            continue
+        try:
+            kept.append(model.model_validate(item))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(x) for x in first.get("loc", ())) or "item"
+            reason = f"{key}[{index}]: {where}: {first.get('msg', 'invalid')}"
+            rejected.append(reason[:_REASON_CHARS])
+    return kept
