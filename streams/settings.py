@@ -127,6 +127,16 @@ class Settings(BaseSettings):
     writer_lock_timeout_ms: int = Field(default=10_000, ge=1)
     writer_statement_timeout_ms: int = Field(default=30_000, ge=1)
 
+    # --- read API and Playground (`factstream console`) -------------------------------
+    # Loopback by default; any other address needs api_token (the server refuses to start
+    # without one), and a set token is required on every request wherever it binds.
+    api_bind_address: str = "127.0.0.1"
+    api_port: int = Field(default=8765, ge=0, le=65535)
+    api_token: SecretStr | None = None
+    # Results of one search when the caller gives no k, and the most it may ask for.
+    search_default_k: int = Field(default=10, ge=1)
+    search_max_k: int = Field(default=100, ge=1)
+
     def topic(self, name: str) -> str:
         """Full topic name for a short one: ``topic("episodes.completed")``."""
         return f"{self.topic_prefix}{name}"

@@ -70,8 +70,10 @@ async def facts_at(
     *,
     valid_at: datetime | None = None,
     as_of: datetime | None = None,
+    entity_id: int | None = None,
 ) -> list[FactRow]:
-    """Facts true at ``valid_at`` by the belief at ``as_of`` (see the module doc)."""
+    """Facts true at ``valid_at`` by the belief at ``as_of`` (see the module doc); with
+    ``entity_id``, only those naming that entity as subject or object."""
     args: list[Any] = [dataset, project_id]
 
     def param(value: datetime) -> str:
@@ -89,6 +91,9 @@ async def facts_at(
             f"coalesce(valid_from, stated_at) <= {when}"
             f" AND (valid_until IS NULL OR valid_until > {when})"
         )
+    if entity_id is not None:
+        args.append(entity_id)
+        where.append(f"(subject_entity_id = ${len(args)} OR object_entity_id = ${len(args)})")
     records = await conn.fetch(
         f"SELECT {_COLUMNS} FROM facts WHERE {_TENANT} AND {' AND '.join(where)}{_ORDER}", *args
     )
@@ -102,12 +107,17 @@ async def live_facts(
     return await facts_at(conn, dataset, project_id, valid_at=now)
 
 
-async def history(conn: Any, dataset: str, project_id: str) -> list[FactRow]:
+async def history(
+    conn: Any, dataset: str, project_id: str, *, entity_id: int | None = None
+) -> list[FactRow]:
     """Every row ever written for the tenant, oldest first: nothing is ever deleted."""
+    by_entity = entity_id is not None
+    named = " AND $3::bigint IN (subject_entity_id, object_entity_id)" if by_entity else ""
     records = await conn.fetch(
-        f"SELECT {_COLUMNS} FROM facts WHERE {_TENANT} ORDER BY created_at, id",
+        f"SELECT {_COLUMNS} FROM facts WHERE {_TENANT}{named} ORDER BY created_at, id",
         dataset,
         project_id,
+        *([entity_id] if by_entity else []),
     )
     return _rows(records)
 
@@ -115,3 +125,15 @@ async def history(conn: Any, dataset: str, project_id: str) -> list[FactRow]:
 async def as_of(conn: Any, dataset: str, project_id: str, at: datetime) -> list[FactRow]:
     """What the store held at transaction time ``at`` (rows ended later still show)."""
     return await facts_at(conn, dataset, project_id, as_of=at)
+
+
+async def fact_rows(conn: Any, dataset: str, project_id: str, ids: list[int]) -> list[FactRow]:
+    """The tenant's rows among ``ids`` (another tenant's ids find nothing), oldest first."""
+    records = await conn.fetch(
+        f"SELECT {_COLUMNS} FROM facts WHERE {_TENANT} AND id = ANY($3::bigint[])"
+        " ORDER BY created_at, id",
+        dataset,
+        project_id,
+        ids,
+    )
+    return _rows(records)

@@ -49,6 +49,15 @@ async def load_traces(
         await conn.close()
 
 
+async def load_trace(
+    conn: Any, dataset: str, project_id: str, episode_id: str
+) -> EpisodeTrace | None:
+    """The trace of one tenant's episode on an open connection (the read API's pool);
+    None when that tenant has no such episode."""
+    row = await conn.fetchrow(_LEDGER + _TENANT, episode_id, dataset, project_id)
+    return None if row is None else await _load_one(conn, dict(row))
+
+
 async def _load_one(conn: Any, ledger: dict[str, Any]) -> EpisodeTrace:
     key = (ledger["episode_id"], ledger["dataset"], ledger["project_id"])
     trace = EpisodeTrace(ledger["dataset"], ledger["project_id"], ledger["episode_id"], ledger)

@@ -1,0 +1,241 @@
+"""The Playground's pages on memory: episodes as they land, tenants, a tenant's memory
+(fact table, timeline, search), one fact. Server-rendered from the reader's functions;
+the episodes page then polls the JSON API (static/playground.js). The trace page is in
+pages_trace.py, the pipeline's in pages_pipeline.py."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse
+
+from streams.api import reader
+from streams.api.context import ctx_of, tenant_of, tenant_of_names
+from streams.api.html import Child, Markup, link, page, seg, show_time, table, tag, tenant_path
+from streams.api.params import not_found, path_int
+from streams.api.routes import clock_params, search_query
+from streams.api.search import search
+from streams.api.stage_status import stage_statuses
+from streams.api.timeline import timeline
+from streams.pipeline import STAGES
+from streams.store.facts_query import FactRow
+
+EPISODE_COLUMNS = ["tenant", "episode", "completed", *STAGES, "facts", "drops", "updated"]
+
+
+def html(markup: Markup, status: int = 200) -> HTMLResponse:
+    return HTMLResponse(str(markup), status_code=status)
+
+
+def status_cell(status: str) -> Markup:
+    return tag("span", status, class_=f"status s-{status.replace(' ', '-')}")
+
+
+def episode_row(e: dict[str, Any]) -> list[Child]:
+    tp = tenant_path(e["dataset"], e["project_id"])
+    stages = stage_statuses(e)
+    return [
+        link(tp, f"{e['dataset']}:{e['project_id']}"),
+        link(f"{tp}/episodes/{seg(e['episode_id'])}", e["episode_id"], class_="episode-link"),
+        show_time(e["completed_at"]),
+        *[status_cell(stages[s]) for s in STAGES],
+        e["facts_added"],
+        e["drops"],
+        show_time(e["updated_at"]),
+    ]
+
+
+async def episodes_page(request: Request) -> HTMLResponse:
+    """Every tenant's episodes, or one tenant's (``?dataset=...&project=...``)."""
+    q = request.query_params
+    tenant = None
+    if q.get("dataset") and q.get("project"):
+        tenant = tenant_of_names(q["dataset"], q["project"])
+    rows = await reader.episodes(ctx_of(request).pool, tenant, limit=200)
+    latest = max((e["updated_at"] for e in rows), default=None)
+    body = [
+        tag("p", "Newest first; new and changed episodes appear without reloading.",
+            class_="hint"),
+        tag(
+            "table",
+            tag("thead", tag("tr", [tag("th", c) for c in EPISODE_COLUMNS])),
+            tag("tbody", [
+                tag("tr", [tag("td", c) for c in episode_row(e)],
+                    data_key=f"{e['dataset']}:{e['project_id']}:{e['episode_id']}")
+                for e in rows
+            ]),
+            id="episodes", data_changed_after=latest.isoformat() if latest else "",
+            data_dataset=tenant[0] if tenant else None,
+            data_project=tenant[1] if tenant else None,
+        ),
+    ]  # fmt: skip
+    return html(page("Episodes", *body, script="episodesFeed"))
+
+
+async def tenants_page(request: Request) -> HTMLResponse:
+    rows = await reader.tenants(ctx_of(request).pool)
+    cells = [
+        [link(tenant_path(t["dataset"], t["project_id"]), f"{t['dataset']}:{t['project_id']}"),
+         t["episodes"], t["facts"]]
+        for t in rows
+    ]  # fmt: skip
+    return html(page("Memory", table(["tenant", "episodes", "live fact rows"], cells)))
+
+
+def _picker(name: str, label: str, value: datetime | None) -> Markup:
+    shown = value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S") if value else ""
+    return tag("label", label, tag("input", type="datetime-local", name=name, value=shown,
+                                   step=1, id=f"pick-{name}"))  # fmt: skip
+
+
+def fact_cells(r: FactRow, tp: str) -> list[Child]:
+    """One row of a fact table; ``tp``: the tenant's path."""
+    href = f"{tp}/facts/"
+    ends = r.end_reason or r.invalid_reason or ""
+    by = r.ended_by or r.invalidated_by
+    return [
+        link(f"{href}{r.id}", f"#{r.id}"), r.subject, r.predicate, r.object,
+        f"{r.confidence:.2f}", show_time(r.stated_at), show_time(r.valid_from),
+        show_time(r.valid_until), show_time(r.created_at), show_time(r.invalid_at),
+        [ends, " ", link(f"{href}{by}", f"#{by}")] if by else ends,
+        r.untrusted_reason or "", link(f"{tp}/episodes/{seg(r.episode_id)}", r.episode_id),
+    ]  # fmt: skip
+
+
+FACT_COLUMNS = ["id", "subject", "predicate", "object", "conf.", "said", "valid from",
+                "valid until", "believed from", "believed until", "ended because",
+                "untrusted because", "episode"]  # fmt: skip
+
+
+async def memory_page(request: Request) -> HTMLResponse:
+    dataset, project = tenant_of(request)
+    pool = ctx_of(request).pool
+    clocks = clock_params(request)
+    valid_at, as_of = clocks["valid_at"], clocks["as_of"]
+    answer = await reader.facts(pool, dataset, project, **clocks)
+    history = await reader.facts(pool, dataset, project, history=True)
+    existed = [r for r in history if as_of is None or r.created_at <= as_of]
+    now = datetime.now(UTC)
+    tp = tenant_path(dataset, project)
+    href = f"{tp}/facts/"
+    what = "every row ever written" if clocks["history"] else (
+        ", ".join(p for p in (valid_at and f"true at {show_time(valid_at)}",
+                              as_of and f"as believed at {show_time(as_of)}") if p)
+        or "live: believed now and true now")  # fmt: skip
+    pickers = tag(
+        "form",
+        _picker("valid_at", "valid at ", valid_at), _picker("as_of", "as of ", as_of),
+        tag("label", tag("input", type="checkbox", name="history", value="true",
+                         checked=clocks["history"]), " history"),
+        tag("button", "show", type="submit"), link(tp, "now", class_="reset"),
+        method="get", class_="pickers", id="clock-pickers",
+    )  # fmt: skip
+    search_form = tag(
+        "form", tag("input", type="search", name="q", placeholder="search this memory",
+                    id="search-q"),
+        tag("button", "search", type="submit"), method="get", action=f"{tp}/search",
+        class_="search",
+    )  # fmt: skip
+    body = [
+        tag("p", link(f"{tp}/entities", "entities"), " · ",
+            link(f"/?dataset={seg(dataset)}&project={seg(project)}", "episodes")),
+        search_form, pickers,
+        tag("h2", f"valid time ({len(existed)} rows; coloured: in the answer below)"),
+        timeline(existed, {r.id for r in answer}, cursor=valid_at or now, now=now,
+                 fact_href=href),
+        tag("h2", f"facts: {what} ({len(answer)} rows)"),
+        table(FACT_COLUMNS, [fact_cells(r, tp) for r in answer], id="facts"),
+    ]  # fmt: skip
+    return html(page(f"Memory of {dataset}:{project}", *body))
+
+
+async def search_page(request: Request) -> HTMLResponse:
+    dataset, project = tenant_of(request)
+    ctx = ctx_of(request)
+    query = search_query(request)
+    result = await search(ctx.pool, ctx.embedder(), dataset, project, query)
+    href = f"{tenant_path(dataset, project)}/facts/"
+    rows = [
+        [f"{hit.score:.4f}", hit.vector_rank or "", f"{hit.similarity:.3f}" if hit.similarity
+         is not None else "", hit.text_rank or "", link(f"{href}{hit.fact.id}", f"#{hit.fact.id}"),
+         " ".join(hit.fact.triple), hit.fact.source_quote, hit.fact.episode_id]
+        for hit in result.hits
+    ]  # fmt: skip
+    body = [
+        tag("p", "query: ", tag("q", query.text)),
+        tag("p", f"vector half unavailable: {result.embedding_error}", class_="error")
+        if result.embedding_error else None,
+        table(["score", "vector rank", "similarity", "text rank", "id", "fact", "quote",
+               "episode"], rows, id="results"),
+    ]  # fmt: skip
+    return html(page(f"Search {dataset}:{project}", *body))
+
+
+async def fact_page(request: Request) -> HTMLResponse:
+    dataset, project = tenant_of(request)
+    fact_id = path_int(request.path_params["fact_id"], "fact id")
+    detail = await reader.fact_detail(ctx_of(request).pool, dataset, project, fact_id)
+    if detail is None:
+        raise not_found(f"{dataset}:{project} has no fact {fact_id}")
+    tp = tenant_path(dataset, project)
+    href = f"{tp}/facts/"
+    f = detail.fact
+    episodes = [
+        tag("li", link(f"{tp}/episodes/{seg(e)}", e), ": ",
+            [tag("q", m.get("content", "")) for m in (ep.get("transcript") or [])
+             if isinstance(m, dict) and m.get("role") == "user"])
+        for e, ep in detail.episodes.items()
+    ]  # fmt: skip
+    body = [
+        tag("p", tag("strong", " ".join(f.triple)), f" ({f.kind}, confidence {f.confidence:.2f})"),
+        tag("p", "quote: ", tag("q", f.source_quote)),
+        tag("p", f"untrusted: {f.untrusted_reason}", class_="error") if f.untrusted_reason
+        else None,
+        tag("h2", "its rows on both clocks"),
+        table(FACT_COLUMNS, [fact_cells(r, tp) for r in detail.lineage], id="lineage"),
+        tag("h2", "what ended it"),
+        table(["id", "fact", "why", "episode"],
+              [[link(f"{href}{e.id}", f"#{e.id}"), " ".join(e.triple),
+                _ended_why(detail.lineage, e.id), e.episode_id]
+               for e in detail.enders.values()], id="enders"),
+        tag("h2", "episodes"), tag("ul", episodes),
+        tag("h2", f"model calls of those episodes ({len(detail.calls)})"),
+        tag("p", "the full requests and responses are on the episode pages above"),
+        table(["#", "episode", "stage", "kind", "model", "latency ms", "error"],
+              [[c["id"], c["episode_id"], c["stage"], c["kind"], c["model"],
+                f"{c['latency_ms']:.0f}", c["error"] or ""] for c in detail.calls]),
+    ]  # fmt: skip
+    return html(page(f"Fact #{f.id} of {dataset}:{project}", *body))
+
+
+def _ended_why(lineage: list[FactRow], ender: int) -> str:
+    whys = {r.end_reason or "" for r in lineage if r.ended_by == ender}
+    whys |= {r.invalid_reason or "" for r in lineage if r.invalidated_by == ender}
+    return ", ".join(sorted(w for w in whys if w))
+
+
+async def entities_page(request: Request) -> HTMLResponse:
+    dataset, project = tenant_of(request)
+    rows = await reader.entities(ctx_of(request).pool, dataset, project)
+    tp = tenant_path(dataset, project)
+    cells = [[link(f"{tp}/entities/{e['id']}", e["name"]), e["type"], e["facts"]] for e in rows]
+    return html(page(f"Entities of {dataset}:{project}", table(["name", "type", "facts"], cells)))
+
+
+async def entity_page(request: Request) -> HTMLResponse:
+    dataset, project = tenant_of(request)
+    entity_id = path_int(request.path_params["entity_id"], "entity id")
+    found = await reader.entity(
+        ctx_of(request).pool, dataset, project, entity_id, **clock_params(request)
+    )
+    if found is None:
+        raise not_found(f"{dataset}:{project} has no entity {entity_id}")
+    record, rows = found
+    tp = tenant_path(dataset, project)
+    body = [
+        tag("p", f"type {record['type']}"),
+        table(FACT_COLUMNS, [fact_cells(r, tp) for r in rows], id="facts"),
+    ]
+    return html(page(f"Entity {record['name']} of {dataset}:{project}", *body))

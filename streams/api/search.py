@@ -1,0 +1,182 @@
+"""Search a tenant's memory: the query's embedding and its words, fused.
+
+Two rankings of the same filtered rows, fused by reciprocal rank fusion (RRF, score =
+sum over the rankings of 1 / (60 + rank), Cormack et al.): ranks, not raw scores, are
+fused because cosine similarity and ``ts_rank_cd`` live on unrelated scales.
+
+- vector: cosine similarity of the query embedded with the configured embedder, through
+  streams/store/vector_search.py (exact scan for small tenants, the tenant's own HNSW
+  index for big ones, never fewer rows than exist);
+- text: Postgres full-text rank with the 'simple' configuration (no stemming and no stop
+  words, so it works alike in every language) over the fact and its quote (migration
+  014); the query's words are OR-ed, so a question need not contain every word.
+
+Filters, applied to both: the tenant; believed now (``invalid_at IS NULL``); true at
+``valid_at`` (default now) unless ``include_ended``; confidence at least
+``min_confidence`` (default ``retrieval_min_confidence``); trusted unless
+``include_untrusted``. When the embedder fails, the text half still answers and the
+result says why the vector half is missing.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from streams.model.ports import CallScope, Embedder, EmbedInput
+from streams.store import facts_query
+from streams.store.facts_query import FactRow
+from streams.store.vector_search import DEFAULT_TUNING, ScanTuning, configure_search, nearest
+
+RRF_K = 60
+SEARCH_EPISODE = "(search)"  # the scope of a query's embedding call: no episode
+
+
+@dataclass(frozen=True)
+class SearchQuery:
+    text: str
+    k: int = 10
+    valid_at: datetime | None = None  # None: now
+    include_ended: bool = False  # every believed row, whatever its valid time
+    min_confidence: float = 0.5
+    include_untrusted: bool = False
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    fact: FactRow
+    score: float  # the fused RRF score
+    vector_rank: int | None  # 1-based; None: not among the vector half's candidates
+    similarity: float | None
+    text_rank: int | None
+    text_score: float | None
+
+
+@dataclass
+class SearchResult:
+    hits: list[SearchHit] = field(default_factory=list)
+    embedding_error: str | None = None  # why only the text half answered
+
+
+def candidates(k: int) -> int:
+    """How many rows each half ranks before fusion: more than k, so a fact second in
+    one ranking and absent from the other's top k can still win."""
+    return min(max(3 * k, 30), 300)
+
+
+def _filters(query: SearchQuery, dataset: str, project_id: str) -> tuple[str, list[Any]]:
+    """The shared WHERE on ``t`` with its parameters, numbered from $2 ($1 is the query)."""
+    args: list[Any] = [dataset, project_id, float(query.min_confidence)]
+    where = ["t.dataset = $2 AND t.project_id = $3 AND t.invalid_at IS NULL AND t.confidence >= $4"]
+    if not query.include_untrusted:
+        where.append("t.untrusted_reason IS NULL")
+    if not query.include_ended:
+        when = "now()"
+        if query.valid_at is not None:
+            args.append(query.valid_at)
+            when = f"${len(args) + 1}"
+        where.append(
+            f"coalesce(t.valid_from, t.stated_at) <= {when}"
+            f" AND (t.valid_until IS NULL OR t.valid_until > {when})"
+        )
+    return " AND ".join(where), args
+
+
+# A copy whose valid time ended before it was written keeps no vector of its own (the
+# writer leaves it out of dedup's and the judge's searches); its original has the same
+# triple, hence the same vector. Searches of the past read it from there.
+_WITH_COPIED_VECTORS = (
+    "(SELECT f.id, f.dataset, f.project_id, f.invalid_at, f.confidence, f.untrusted_reason,"
+    " f.valid_from, f.valid_until, f.stated_at, coalesce(f.embedding, o.embedding) AS embedding"
+    " FROM facts f LEFT JOIN facts o ON o.id = f.copy_of AND o.dataset = f.dataset"
+    " AND o.project_id = f.project_id WHERE f.dataset = $2 AND f.project_id = $3)"
+)
+
+
+async def _vector_half(
+    conn: Any, query: SearchQuery, vector: list[float], where: str, args: list[Any],
+    tuning: ScanTuning,
+) -> list[tuple[int, float]]:  # fmt: skip
+    now_only = query.valid_at is None and not query.include_ended
+    rows = await nearest(
+        conn, source="facts" if now_only else _WITH_COPIED_VECTORS, columns="t.id",
+        where=where, args=args, vectors=[vector], k=candidates(query.k), tuning=tuning,
+    )  # fmt: skip
+    return [(int(r["id"]), float(r["similarity"])) for r in rows[0]]
+
+
+_OR_QUERY = "replace(plainto_tsquery('simple', $1)::text, ' & ', ' | ')::tsquery"
+
+
+async def _text_half(
+    conn: Any, query: SearchQuery, where: str, args: list[Any]
+) -> list[tuple[int, float]]:
+    sql = (
+        f"SELECT t.id, ts_rank_cd(t.search_tsv, q.q) AS score FROM facts t,"
+        f" (SELECT {_OR_QUERY} AS q) q WHERE {where} AND t.search_tsv @@ q.q"
+        f" ORDER BY score DESC, t.id DESC LIMIT {candidates(query.k)}"
+    )
+    async with conn.transaction():
+        await configure_search(conn)  # custom plans: the tenant's rows, not a generic guess
+        rows = await conn.fetch(sql, query.text, *args)
+    return [(int(r["id"]), float(r["score"])) for r in rows]
+
+
+async def embed_query(embedder: Embedder, dataset: str, project_id: str, text: str) -> list[float]:
+    scope = CallScope(dataset=dataset, project_id=project_id, episode_id=SEARCH_EPISODE)
+    result = await embedder.embed(EmbedInput(scope=scope, purpose="facts", texts=[text]))
+    vectors = result.value
+    if len(vectors) != 1 or not all(map(math.isfinite, vectors[0])):
+        raise ValueError("the embedder returned no usable vector for the query")
+    return list(vectors[0])
+
+
+def fuse(
+    vector: list[tuple[int, float]], text: list[tuple[int, float]]
+) -> list[tuple[int, float, int | None, int | None]]:
+    """(id, RRF score, vector rank, text rank), best first; ties: the newer id first."""
+    v_rank = {fact_id: i for i, (fact_id, _) in enumerate(vector, 1)}
+    t_rank = {fact_id: i for i, (fact_id, _) in enumerate(text, 1)}
+    fused = []
+    for fact_id in v_rank.keys() | t_rank.keys():
+        vr, tr = v_rank.get(fact_id), t_rank.get(fact_id)
+        score = sum(1 / (RRF_K + r) for r in (vr, tr) if r is not None)
+        fused.append((fact_id, score, vr, tr))
+    fused.sort(key=lambda f: (-f[1], -f[0]))
+    return fused
+
+
+async def search(
+    pool: Any,
+    embedder: Embedder,
+    dataset: str,
+    project_id: str,
+    query: SearchQuery,
+    tuning: ScanTuning = DEFAULT_TUNING,
+) -> SearchResult:
+    """The tenant's ``query.k`` best facts for ``query.text``, with scores and provenance."""
+    result = SearchResult()
+    vector: list[float] | None = None
+    try:
+        vector = await embed_query(embedder, dataset, project_id, query.text)
+    except Exception as exc:  # any provider failure: the text half still answers
+        result.embedding_error = f"{type(exc).__name__}: {exc}"
+    where, args = _filters(query, dataset, project_id)
+    async with pool.acquire() as conn:
+        by_vector = (
+            [] if vector is None else await _vector_half(conn, query, vector, where, args, tuning)
+        )
+        by_text = await _text_half(conn, query, where, args)
+        ranked = fuse(by_vector, by_text)[: query.k]
+        rows = await facts_query.fact_rows(conn, dataset, project_id, [r[0] for r in ranked])
+    by_id = {r.id: r for r in rows}
+    similarity = dict(by_vector)
+    text_score = dict(by_text)
+    result.hits = [
+        SearchHit(by_id[i], score, vr, similarity.get(i), tr, text_score.get(i))
+        for i, score, vr, tr in ranked
+        if i in by_id
+    ]
+    return result

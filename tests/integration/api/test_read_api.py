@@ -1,0 +1,204 @@
+"""The read API on a memory the real pipeline wrote (the demo's conversations, plus a
+tenant who writes markup), on real Postgres and Kafka: what an assistant reads back."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx2
+import pytest
+
+from tests.support.playground import (
+    BAD_KEY,
+    CANARY,
+    DEMO_TENANTS,
+    EVIL,
+    Memory,
+    api_client,
+    app_on,
+    build_memory,
+    dumps,
+)
+
+
+@pytest.fixture(scope="module")
+async def memory(kafka_bootstrap: str, database_url: str) -> Memory:
+    return await build_memory(kafka_bootstrap, database_url)
+
+
+@pytest.fixture
+async def api(memory: Memory) -> AsyncIterator[httpx2.AsyncClient]:
+    async with api_client(app_on(memory)) as client:
+        yield client
+
+
+async def get(api: httpx2.AsyncClient, path: str, **params: Any) -> Any:
+    answer = await api.get(path, params=params)
+    assert answer.status_code == 200, answer.text
+    return answer.json()
+
+
+def triples(facts: list[dict[str, Any]]) -> set[str]:
+    return {f"{f['subject']} {f['predicate']} {f['object']}" for f in facts}
+
+
+async def test_facts_on_both_clocks(api: httpx2.AsyncClient) -> None:
+    base = "/api/tenants/demo/alice/facts"
+    live = await get(api, base)
+    assert triples(live["facts"]) == {
+        "user works at anthropic", "user has job title data engineer", "user commutes by bike",
+    }  # fmt: skip
+    before_move = await get(api, base, valid_at="2026-02-20")
+    assert "user works at google" in triples(before_move["facts"])
+    assert "user drives honda civic" in triples(before_move["facts"])
+    history = await get(api, base, history="true")
+    assert len(history["facts"]) > len(live["facts"])
+    # what was believed right after the first episode was written: Google, open-ended
+    first = min(f["created_at"] for f in history["facts"])
+    believed = await get(api, base, as_of=first, valid_at="2026-06-01")
+    google = [f for f in believed["facts"] if f["object"] == "google"]
+    assert google and google[0]["valid_until"] is None
+
+
+async def test_one_fact_says_what_ended_it_and_where_it_came_from(
+    api: httpx2.AsyncClient,
+) -> None:
+    history = await get(api, "/api/tenants/demo/alice/facts", history="true")
+    copy = next(f for f in history["facts"]
+                if f["object"] == "google" and f["end_reason"] == "superseded")  # fmt: skip
+    detail = await get(api, f"/api/tenants/demo/alice/facts/{copy['id']}")
+    assert detail["ended"]["end_reason"] == "superseded"
+    assert detail["ended"]["ended_by"]["object"] == "anthropic"
+    assert detail["ended"]["valid_until"].startswith("2026-03-01")
+    lineage = {f["id"]: f for f in detail["lineage"]}
+    original = lineage[copy["copy_of"]]
+    assert original["invalid_reason"] == "superseded" and original["valid_until"] is None
+    assert original["source_quote"] == "I'm a data engineer at Google"
+    assert "alice-1" in detail["episodes"]
+    said = [m["content"] for m in detail["episodes"]["alice-1"]["transcript"]]
+    assert any("data engineer at Google" in m for m in said)
+    extraction = [c for c in detail["model_calls"]
+                  if c["episode_id"] == "alice-1" and c["kind"] == "extract"]  # fmt: skip
+    assert len(extraction) == 1
+    assert "I'm a data engineer at Google" in dumps(extraction[0]["response"])
+
+
+async def test_entities_and_an_entitys_neighbourhood(api: httpx2.AsyncClient) -> None:
+    listed = await get(api, "/api/tenants/demo/alice/entities")
+    civic = next(e for e in listed["entities"] if e["name"] == "honda civic")
+    now = await get(api, f"/api/tenants/demo/alice/entities/{civic['id']}")
+    assert now["entity"]["type"] == "VEHICLE"
+    assert now["facts"] == []  # sold: nothing about the car is true now
+    then = await get(api, f"/api/tenants/demo/alice/entities/{civic['id']}", valid_at="2026-03-15")
+    assert triples(then["facts"]) == {
+        "user drives honda civic", "honda civic has mileage of 80000 miles",
+    }  # fmt: skip
+
+
+async def test_episodes_feed_and_one_episodes_trace(api: httpx2.AsyncClient) -> None:
+    feed = await get(api, "/api/episodes")
+    ids = {(e["dataset"], e["project_id"], e["episode_id"]) for e in feed["episodes"]}
+    assert ("demo", "carol", "carol-2") in ids and ("demo", "carol", "carol-3") in ids
+    carol2 = next(e for e in feed["episodes"] if e["episode_id"] == "carol-2")
+    assert carol2["stages"] == dict.fromkeys(
+        ["summarize", "extract", "resolve", "dedup", "judge", "write"], "done"
+    )
+    later = await get(api, "/api/episodes", changed_after=max(e["updated_at"] for e in
+                                                               feed["episodes"]))  # fmt: skip
+    assert later["episodes"] == []
+    trace = await get(api, "/api/tenants/demo/carol/episodes/carol-2")
+    reasons = {(d["stage"], d["reason"], d["subject"]) for d in trace["drops"]}
+    assert ("guard", "subject_not_allowed", "dave") in reasons
+    assert {c["stage"] for c in trace["model_calls"]} >= {"summarize", "extract", "judge"}
+    assert [f["object"] for f in trace["facts_ended"]] == ["chennai"]
+
+
+async def test_tenant_isolation_the_canary_never_shows_for_another_tenant(
+    api: httpx2.AsyncClient,
+) -> None:
+    evil = await get(api, "/api/tenants/evil/mallory/facts")
+    (canary_fact,) = [f for f in evil["facts"] if CANARY in f["object"]]
+    assert CANARY in dumps(await get(api, "/api/tenants/evil/mallory/search", q=CANARY))
+    for dataset, project in DEMO_TENANTS:
+        t = f"/api/tenants/{dataset}/{project}"
+        seen = [
+            await get(api, f"{t}/facts", history="true"),
+            await get(api, f"{t}/facts"),
+            (await get(api, f"{t}/search", q=f"{CANARY} stamps", include_ended="true",
+                       min_confidence="0", include_untrusted="true"))["results"],
+            await get(api, f"{t}/entities"),
+            await get(api, f"{t}/episodes"),
+        ]  # fmt: skip
+        for e in (await get(api, f"{t}/entities"))["entities"]:
+            seen.append(await get(api, f"{t}/entities/{e['id']}", history="true"))
+        for e in (await get(api, f"{t}/episodes"))["episodes"]:
+            seen.append(await get(api, f"{t}/episodes/{e['episode_id']}"))
+        assert CANARY not in dumps(seen), f"{dataset}:{project} shows another tenant's fact"
+        # the other tenant's ids are not found under this tenant's path
+        assert (await api.get(f"{t}/facts/{canary_fact['id']}")).status_code == 404
+        assert (await api.get(f"{t}/episodes/evil-1")).status_code == 404
+    feed = await get(api, "/api/tenants/demo/bob/episodes")
+    assert {e["dataset"] for e in feed["episodes"]} == {"demo"}
+    assert EVIL == ("evil", "mallory")
+
+
+@pytest.mark.parametrize(
+    ("path", "params", "status", "says"),
+    [
+        ("/api/tenants/demo/alice/facts", {"valid_at": "last tuesday"}, 400, "valid_at"),
+        ("/api/tenants/demo/alice/facts", {"history": "true", "as_of": "2026-01-01"}, 400,
+         "history"),
+        ("/api/tenants/demo/alice/facts", {"history": "maybe"}, 400, "history"),
+        ("/api/tenants/demo/alice/facts/abc", {}, 400, "fact id"),
+        ("/api/tenants/demo/alice/facts/999999999", {}, 404, "no fact"),
+        ("/api/tenants/demo/alice/search", {}, 400, "q:"),
+        ("/api/tenants/demo/alice/search", {"q": "job", "k": "0"}, 400, "k:"),
+        ("/api/tenants/demo/alice/search", {"q": "job", "k": "many"}, 400, "k:"),
+        ("/api/tenants/demo/alice/search", {"q": "job", "min_confidence": "2"}, 400,
+         "min_confidence"),
+        ("/api/tenants/demo/alice/search", {"q": "job", "min_confidence": "nan"}, 400,
+         "min_confidence"),
+        ("/api/tenants/demo/alice/entities/-1", {}, 400, "entity id"),
+        ("/api/tenants/demo/alice/episodes/nope", {}, 404, "no episode"),
+        ("/api/tenants/de%20mo/alice/facts", {}, 400, "not a tenant id"),
+        ("/api/pipeline/dlq/nostage", {}, 404, "no stage"),
+        ("/api/nothing-here", {}, 404, "no such"),
+    ],
+)  # fmt: skip
+async def test_bad_parameters_answer_json_with_a_clear_message(
+    api: httpx2.AsyncClient, path: str, params: dict[str, str], status: int, says: str
+) -> None:
+    answer = await api.get(path, params=params)
+    assert answer.status_code == status, answer.text
+    assert answer.headers["content-type"].startswith("application/json")
+    assert says in answer.json()["error"]
+
+
+async def test_lag_and_dead_letters_of_the_pipeline(api: httpx2.AsyncClient) -> None:
+    lag = await get(api, "/api/pipeline/lag", fresh="true")
+    stages = lag["samples"][-1]["lag"]
+    assert set(stages) == {"summarize", "extract", "resolve", "dedup", "judge", "write"}
+    assert all(v is not None for v in stages.values()), lag["samples"][-1]["errors"]
+    counts = await get(api, "/api/pipeline/dlq")
+    assert counts["stages"]["extract"]["count"] == 1
+    listed = await get(api, "/api/pipeline/dlq/extract")
+    (letter,) = listed["dead_letters"]
+    assert letter["tenant"] == BAD_KEY.decode()
+    shown = await get(api, f"/api/pipeline/dlq/extract/{letter['partition']}/{letter['offset']}")
+    assert dict(shown["headers"])["x-reason"] == "bad_json"
+    assert shown["payload"]["text"] == '{"not": json'
+
+
+async def test_redrive_needs_an_explicit_confirmation(api: httpx2.AsyncClient) -> None:
+    (letter,) = (await get(api, "/api/pipeline/dlq/summarize"))["dead_letters"]
+    url = f"/api/pipeline/dlq/summarize/{letter['partition']}/{letter['offset']}/redrive"
+    assert (await api.post(url)).status_code == 415
+    wrong = await api.post(url, json={"confirm": "yes"})
+    assert wrong.status_code == 400 and "summarize " in wrong.json()["error"]
+    assert (await api.get(url)).status_code == 405
+    done = await api.post(url, json={"confirm": f"summarize {letter['id']}"})
+    assert done.status_code == 200, done.text
+    assert [r["id"] for r in done.json()["redriven"]] == [letter["id"]]
+    again = await api.post(url, json={"confirm": f"summarize {letter['id']}"})
+    assert again.json()["redriven"] == [] and again.json()["already_redriven"] is True
