@@ -13,8 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
+from streams.domain.graph import RawGraph
 from streams.model import ports
 from streams.model.prompts import extract, judge, summarize
 
@@ -23,7 +24,11 @@ _RENDER: dict[str, tuple[type[Any], Any]] = {
     "judge": (ports.JudgeInput, judge.render),
     "summarize": (ports.SummarizeInput, summarize.render),
 }
+_ANSWER: dict[str, type[BaseModel]] = {
+    "extract": RawGraph, "judge": ports.JudgeOutput, "summarize": ports.SummaryOutput,
+}  # fmt: skip
 REBUILT = "rebuilt from the recorded input (this provider stores no prompt)"
+SCHEMA_OF_MODEL = "the response model's JSON schema (this provider stores no request config)"
 
 
 @dataclass(frozen=True)
@@ -31,6 +36,7 @@ class CallView:
     prompt: str | None
     prompt_note: str | None  # None: the prompt as sent
     schema: Any  # the response schema sent, when recorded
+    schema_note: str | None  # None: the schema as sent
     reply_text: str | None  # the reply exactly as received
     parsed: Any  # the value read from it (or the recorded output)
 
@@ -67,7 +73,11 @@ def view(call: dict[str, Any], scope: dict[str, str]) -> CallView:
     if not isinstance(prompt, str):
         prompt = _rebuilt_prompt(str(call.get("kind")), request, scope)
         note = REBUILT if prompt is not None else None
+    schema, schema_note = _schema(request), None
+    kind = str(call.get("kind"))
+    if schema is None and note is not None and kind in _ANSWER:
+        schema, schema_note = _ANSWER[kind].model_json_schema(), SCHEMA_OF_MODEL
     reply = _dict(response)
     text = reply.get("text") if isinstance(reply.get("text"), str) else None
     parsed = reply.get("parsed", response) if "parsed" in reply else response
-    return CallView(prompt, note, _schema(request), text, parsed)
+    return CallView(prompt, note, schema, schema_note, text, parsed)

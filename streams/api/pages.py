@@ -109,6 +109,13 @@ FACT_COLUMNS = ["id", "subject", "predicate", "object", "conf.", "said", "valid 
                 "untrusted because", "episode"]  # fmt: skip
 
 
+def believed(row: FactRow, as_of: datetime | None) -> bool:
+    """The store believed the row at ``as_of`` (None: now), whatever its valid time."""
+    if as_of is None:
+        return row.invalid_at is None
+    return row.created_at <= as_of and (row.invalid_at is None or row.invalid_at > as_of)
+
+
 async def memory_page(request: Request) -> HTMLResponse:
     dataset, project = tenant_of(request)
     pool = ctx_of(request).pool
@@ -116,7 +123,7 @@ async def memory_page(request: Request) -> HTMLResponse:
     valid_at, as_of = clocks["valid_at"], clocks["as_of"]
     answer = await reader.facts(pool, dataset, project, **clocks)
     history = await reader.facts(pool, dataset, project, history=True)
-    existed = [r for r in history if as_of is None or r.created_at <= as_of]
+    drawn = [r for r in history if clocks["history"] or believed(r, as_of)]
     now = datetime.now(UTC)
     tp = tenant_path(dataset, project)
     href = f"{tp}/facts/"
@@ -142,8 +149,10 @@ async def memory_page(request: Request) -> HTMLResponse:
         tag("p", link(f"{tp}/entities", "entities"), " · ",
             link(f"/?dataset={seg(dataset)}&project={seg(project)}", "episodes")),
         search_form, pickers,
-        tag("h2", f"valid time ({len(existed)} rows; coloured: in the answer below)"),
-        timeline(existed, {r.id for r in answer}, cursor=valid_at or now, now=now,
+        tag("h2", f"valid time: {len(drawn)} rows "
+            f"{'ever written' if clocks['history'] else 'believed then'}"
+            "; coloured: in the answer below, grey: not true then"),
+        timeline(drawn, {r.id for r in answer}, cursor=valid_at or now, now=now,
                  fact_href=href),
         tag("h2", f"facts: {what} ({len(answer)} rows)"),
         table(FACT_COLUMNS, [fact_cells(r, tp) for r in answer], id="facts"),

@@ -56,7 +56,8 @@ def call_block(number: int, call: dict[str, Any], scope: dict[str, str]) -> Mark
         note = f" ({v.prompt_note})" if v.prompt_note else " (as sent)"
         parts += [tag("h4", "prompt", tag("small", note)), _pre(v.prompt, "prompt")]
     if v.schema is not None:
-        parts += [tag("h4", "response schema"), _pre(v.schema, "schema")]
+        note = f" ({v.schema_note})" if v.schema_note else " (as sent)"
+        parts += [tag("h4", "response schema", tag("small", note)), _pre(v.schema, "schema")]
     parts += [tag("h4", "request (as stored)"), _pre(call.get("request"), "request")]
     if v.reply_text is not None:
         parts += [tag("h4", "raw reply text (as received)"), _pre(v.reply_text, "raw-reply")]

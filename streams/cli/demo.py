@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Annotated
 
 import typer
 from rich.text import Text
 
+from streams.api.app import create_app
 from streams.cli.console import out, settings_of
+from streams.cli.playground import run_console
 from streams.cli.tables import drops_table, fact_table, lag_table, ledger_table
 from streams.demo.report import DemoResults
 from streams.demo.run import run_demo
 from streams.domain.time import valid_at
+from streams.settings import Settings
 
 
 def print_results(results: DemoResults) -> None:
@@ -32,6 +36,18 @@ def print_results(results: DemoResults) -> None:
         why = r["semantic_last_error"] or r["last_error"]
         out.print(Text.assemble(("episode ", "red"), (str(r["episode_id"]), "red"),
                                 (" ended failed: ", "red"), str(why)))  # fmt: skip
+
+
+def demo_console(settings: Settings, group_of: Callable[[str], str]) -> None:
+    """The Playground on the demo's database, topics and consumer groups."""
+    prefix = settings.topic_prefix
+    out.print(
+        Text(f"the workers keep running: publish more with FACTSTREAM_TOPIC_PREFIX={prefix}"
+             f" FACTSTREAM_DATABASE_URL=... factstream publish FILE"), highlight=False,
+    )  # fmt: skip
+    run_console(
+        settings, lambda: create_app(settings, group_of=group_of), "Playground on the demo's data"
+    )
 
 
 def demo_command(
@@ -57,6 +73,14 @@ def demo_command(
     keep_topics: Annotated[
         bool, typer.Option("--keep-topics", help="Keep this run's topics and groups.")
     ] = False,
+    console: Annotated[
+        bool,
+        typer.Option(
+            "--console",
+            help="Then keep the Playground up on the demo's data (workers running) until"
+            " Ctrl-C; it prints its URL.",
+        ),
+    ] = False,
 ) -> None:
     """Run the whole pipeline on the bundled conversations and print the resulting facts."""
     if provider not in ("auto", "replay", "gemini", "openai"):
@@ -64,5 +88,6 @@ def demo_command(
     code = run_demo(
         settings_of(ctx), out, print_results, provider=provider, record=record_cassette,
         db_name=db_name, timeout_s=timeout, keep_topics=keep_topics,
+        playground=demo_console if console else None,
     )  # fmt: skip
     raise typer.Exit(code)

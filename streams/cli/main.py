@@ -15,8 +15,10 @@ from streams.cli.dlq import dlq_app
 from streams.cli.facts import facts_command
 from streams.cli.lag import lag_command
 from streams.cli.migrate import migrate_command, schemas_app
+from streams.cli.playground import console_command
 from streams.cli.publish import publish_command
 from streams.cli.replay import replay_command
+from streams.cli.search import search_command
 from streams.cli.sweep import sweep_command
 from streams.cli.topics import topics_app
 from streams.cli.trace import trace_command
@@ -48,4 +50,6 @@ app.add_typer(dlq_app, name="dlq")
 app.command("sweep")(sweep_command)
 app.command("facts")(facts_command)
 app.command("trace")(trace_command)
+app.command("search")(search_command)
+app.command("console")(console_command)
 app.command("demo")(demo_command)

@@ -35,6 +35,7 @@ from rich.console import Console
 from streams.demo.report import DemoResults, gather_results, terminal_state
 from streams.demo.setup import (
     CASSETTE,
+    DEMO_MODEL,
     EPISODES,
     SWEEP_INTERVAL_S,
     DemoError,
@@ -181,8 +182,15 @@ def run_demo(
     db_name: str = "factstream_demo",
     timeout_s: float = 150.0,
     keep_topics: bool = False,
+    playground: Callable[[Settings, Callable[[str], str]], None] | None = None,
 ) -> int:
-    """The whole demo; returns the exit code (0: every episode done or skipped)."""
+    """The whole demo; returns the exit code (0: every episode done or skipped).
+
+    ``playground(settings, group_of)``, when given, runs after the report while the workers
+    and this run's topics are still up (it returns when the Playground stops): settings
+    of the demo's database and topics, with a model provider whose embedder can embed a
+    search query (the cassette holds no recording of a query: a replayed demo searches
+    with the scripted demo model the cassette was recorded from)."""
     run_id = uuid.uuid4().hex[:6]
     run_dir = devinfra.dev_path(settings) / "demo" / run_id
     run = DemoRun(run_dir=run_dir, prefix=f"demo.{run_id}.", dev=settings)
@@ -238,6 +246,13 @@ def run_demo(
             f"  export FACTSTREAM_DATABASE_URL={shlex.quote(url)}\n"
             "  factstream facts demo alice --history; factstream trace carol-2"
         )
+        if playground is not None:
+            replayed = models.provider in ("replay", "record")
+            search_models = DEMO_MODEL if replayed else models.provider
+            playground(
+                demo_settings.model_copy(update={"model_provider": search_models}),
+                lambda stage: group_of(run.prefix, stage),
+            )
         return 0 if ok else 1
     except (DemoError, DevInfraError, KafkaFailure, asyncpg.PostgresError, OSError) as exc:
         console.print(f"[red]demo failed:[/red] {exc}", highlight=False)

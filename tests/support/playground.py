@@ -16,9 +16,10 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx2
+import uvicorn
 from starlette.applications import Starlette
 
-from streams.api.app import create_app
+from streams.api.app import create_app, url_of
 from streams.demo.setup import EPISODES
 from streams.domain.graph import RawGraph
 from streams.events import EpisodeCompleted
@@ -75,11 +76,13 @@ def memory_models(dim: int) -> Models:
 class Memory:
     settings: Settings
     group_prefix: str  # the pipeline's consumer groups are <prefix><stage>
+    pipeline: Pipeline
 
 
-async def build_memory(kafka_bootstrap: str, server_url: str) -> Memory:
-    """Run the pipeline on the demo's episodes and evil's, and dead-letter one record whose
-    key is markup; return once everything is written."""
+@contextlib.asynccontextmanager
+async def running_memory(kafka_bootstrap: str, server_url: str) -> AsyncIterator[Memory]:
+    """Run the pipeline on the demo's episodes and evil's, dead-letter one record whose
+    key is markup, and yield once everything is written, the pipeline still running."""
     settings = await pipeline_settings(kafka_bootstrap, server_url)
     events = [*demo_events(), evil_event()]
     async with Pipeline(settings, memory_models(settings.embedding_dim)) as pipeline:
@@ -87,17 +90,18 @@ async def build_memory(kafka_bootstrap: str, server_url: str) -> Memory:
             await pipeline.publish(e)
         await pipeline.wait_done(events, timeout=120)
         sender = RecordSender(settings)
-        sender.send(
-            settings.topic("episodes.completed"),
-            BAD_KEY,
-            b'{"not": json',
-            [],
-            lambda _error, _at: None,
-        )
+        sender.send(settings.topic("episodes.completed"), BAD_KEY, b'{"not": json', [],
+                    lambda _error, _at: None)  # fmt: skip
         sender.flush(10)
         await wait_dead_letter(settings, "extract")
-        group_prefix = pipeline.group("")
-    return Memory(settings, group_prefix)
+        yield Memory(settings, pipeline.group(""), pipeline)
+
+
+async def build_memory(kafka_bootstrap: str, server_url: str) -> Memory:
+    """:func:`running_memory`, the pipeline stopped again."""
+    async with running_memory(kafka_bootstrap, server_url) as memory:
+        return memory
+    raise AssertionError("unreachable")
 
 
 async def wait_dead_letter(settings: Settings, stage: str, timeout_s: float = 60) -> None:
@@ -127,3 +131,22 @@ def app_on(memory: Memory, **overrides: Any) -> Starlette:
 
 def dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
+
+
+@contextlib.asynccontextmanager
+async def served(app: Starlette) -> AsyncIterator[str]:
+    """The app on a real HTTP port of 127.0.0.1 (any free one), as `factstream console`
+    serves it; yields its base URL."""
+    server = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
+    )
+    task = asyncio.create_task(server.serve())
+    while not server.started:
+        if task.done():
+            task.result()  # raises why it could not start
+        await asyncio.sleep(0.05)
+    try:
+        yield url_of(server)
+    finally:
+        server.should_exit = True
+        await asyncio.wait_for(task, 30)
