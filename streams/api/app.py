@@ -12,7 +12,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Callable
+import signal
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -138,6 +140,27 @@ def create_app(
     return app
 
 
+class _Server(uvicorn.Server):
+    """uvicorn's server, stopping on SIGINT/SIGTERM like it, without raising the signal
+    again afterwards: a Playground stopped on purpose returns (exit code 0), and
+    `demo --console` goes on to stop its workers."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        previous = {sig: signal.signal(sig, self.handle_exit) for sig in _STOP_SIGNALS}
+        try:
+            yield
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
 def serve(
     settings: Settings, app: Starlette, on_ready: Callable[[str], None] | None = None
 ) -> None:
@@ -146,7 +169,7 @@ def serve(
         app, host=settings.api_bind_address, port=settings.api_port, log_level="warning",
         lifespan="on",
     )  # fmt: skip
-    server = uvicorn.Server(config)
+    server = _Server(config)
 
     async def run() -> None:
         task = asyncio.create_task(server.serve())

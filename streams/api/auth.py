@@ -2,8 +2,9 @@
 the server binds anything else than loopback (it refuses to start without one).
 
 The token is accepted as ``Authorization: Bearer <token>`` (API clients) or as the
-``factstream_token`` cookie that opening any page with ``?token=<token>`` sets (browsers
-cannot send a header on navigation). The cookie is HttpOnly and SameSite=Strict, so
+``factstream_token`` cookie that opening any page (not /api/) with ``?token=<token>`` sets
+(browsers cannot send a header on navigation; the redirect takes the token out of the
+URL again). The cookie is HttpOnly and SameSite=Strict, so
 another site's page cannot make the browser use it.
 """
 
@@ -73,14 +74,15 @@ class BearerToken:
 
     def _refusal(self, request: Request) -> Response:
         given = request.query_params.get("token")
-        if request.method == "GET" and self._matches(given):
+        api = request.url.path.startswith("/api/")
+        if request.method == "GET" and not api and self._matches(given):
             rest = [(k, v) for k, v in request.query_params.multi_items() if k != "token"]
             target = URL(path=request.url.path, query=urlencode(rest))
             redirect = RedirectResponse(str(target), status_code=303)
             redirect.set_cookie(COOKIE, self.token or "", httponly=True, samesite="strict")
             return redirect
         message = "a bearer token is required: send 'Authorization: Bearer <token>'"
-        if request.url.path.startswith("/api/"):
+        if api:
             return Json(
                 {"error": message, "status": 401},
                 status_code=401,
