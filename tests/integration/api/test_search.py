@@ -52,9 +52,15 @@ async def corpus(pool: Any) -> dict[str, Any]:
         ids["tesla"] = await insert(conn, tenant, "user", "drives", "tesla model 3")
         ids["openai"] = await insert(conn, tenant, "user", "works at", "openai",
                                      confidence=0.3, embedding=near_job(0.99, "o"))  # fmt: skip
-        ids["meta"] = await insert(conn, tenant, "user", "works at", "meta",
-                                   embedding=near_job(0.99, "m"),
-                                   untrusted_reason="quote 'x' is not in the user's messages")
+        ids["meta"] = await insert(
+            conn,
+            tenant,
+            "user",
+            "works at",
+            "meta",
+            embedding=near_job(0.99, "m"),
+            untrusted_reason="quote 'x' is not in the user's messages",
+        )
         # Google: said 60 days ago, superseded 30 days ago. The original is retired in
         # transaction time; its copy carries the end and, ended, no vector of its own.
         said = NOW - timedelta(days=60)

@@ -18,7 +18,6 @@ from typer.testing import CliRunner
 from streams.cli.main import app
 from streams.model.fakes.scripted import KeyedEmbedder
 from tests.support.db import TEST_EMBEDDING_DIM as DIM
-from tests.support.db import create_fresh_database
 from tests.support.events import new_tenant
 
 DEMO_MODEL = "streams.model.fakes.demo:create_models"  # its embedder: KeyedEmbedder
