@@ -80,8 +80,10 @@ def test_search_refuses_bad_options(memory: dict[str, Any], args: list[str], say
 
 def test_console_serves_on_loopback_and_stops_on_sigterm(memory: dict[str, Any]) -> None:
     env = os.environ | memory["env"]
-    proc = subprocess.Popen(FACTSTREAM + ["console", "--port", "0"], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)  # fmt: skip
+    proc = subprocess.Popen(
+        [*FACTSTREAM, "console", "--port", "0"], env=env, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()
