@@ -52,6 +52,7 @@ test: venv
 	eval "$$out"; \
 	started="$$(sed -n 's/^# started: //p' <<<"$$out")"; \
 	if [ -n "$$started" ]; then trap '$(FS) dev down --only "$$started"' EXIT; fi; \
+	command -v chromium >/dev/null || echo "page tests skipped: no chromium (apt-get install chromium)"; \
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 dev-up: venv
@@ -76,13 +77,15 @@ demo: venv
 # The full-pipeline benchmark (bench/README.md): six stage workers as their own processes
 # on real Kafka and Postgres (from `dev up`, like `make test`), ~10 min; writes
 # bench/results.json and bench/results.md. BENCH_ARGS=--quick: the ~2 min smoke run.
+# Then the read side's search bench (~4 min, bench/search_results.json).
 BENCH_ARGS ?=
 bench: venv
 	out="$$($(FS) dev up --quiet)"; \
 	eval "$$out"; \
 	started="$$(sed -n 's/^# started: //p' <<<"$$out")"; \
 	if [ -n "$$started" ]; then trap '$(FS) dev down --only "$$started"' EXIT; fi; \
-	$(PY) -m bench.pipeline_bench $(BENCH_ARGS)
+	$(PY) -m bench.pipeline_bench $(BENCH_ARGS); \
+	$(PY) -m bench.search_bench $(filter --quick,$(BENCH_ARGS))
 
 # The fault drill (chaos/README.md): 500 episodes fault-free, then again under kill -9,
 # broker and Postgres restarts, model faults, poison and a paused worker, on its own Kafka

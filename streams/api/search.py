@@ -9,7 +9,9 @@ fused because cosine similarity and ``ts_rank_cd`` live on unrelated scales.
   index for big ones, never fewer rows than exist);
 - text: Postgres full-text rank with the 'simple' configuration (no stemming and no stop
   words, so it works alike in every language) over the fact and its quote (migration
-  014); the query's words are OR-ed, so a question need not contain every word.
+  014); the query's words are OR-ed, so a question need not contain every word, and
+  words too common to rank by (in more than a tenth of all facts, by Postgres' own
+  statistics) are left out.
 
 Filters, applied to both: the tenant; believed now (``invalid_at IS NULL``); true at
 ``valid_at`` (default now) unless ``include_ended``; confidence at least
@@ -66,6 +68,15 @@ def candidates(k: int) -> int:
     return min(max(3 * k, 30), 300)
 
 
+def _count_where(args: list[Any]) -> str:
+    """The small-set check's looser filter (streams/store/vector_search.py): the tenant's
+    believed rows, which an index counts alone. The check runs with the search's
+    parameters, so it names each of them too (never NULL: no filtering)."""
+    types = {float: "real", datetime: "timestamptz"}
+    named = [f"${i + 2}::{types[type(a)]} IS NOT NULL" for i, a in enumerate(args) if i >= 2]
+    return " AND ".join(["t.dataset = $2 AND t.project_id = $3 AND t.invalid_at IS NULL", *named])
+
+
 def _filters(query: SearchQuery, dataset: str, project_id: str) -> tuple[str, list[Any]]:
     """The shared WHERE on ``t`` with its parameters, numbered from $2 ($1 is the query)."""
     args: list[Any] = [dataset, project_id, float(query.min_confidence)]
@@ -86,12 +97,16 @@ def _filters(query: SearchQuery, dataset: str, project_id: str) -> tuple[str, li
 
 # A copy whose valid time ended before it was written keeps no vector of its own (the
 # writer leaves it out of dedup's and the judge's searches); its original has the same
-# triple, hence the same vector. Searches of the past read it from there.
-_WITH_COPIED_VECTORS = (
+# triple, hence the same vector. Searches of the past read it from there, in a second
+# search over those copies alone: they are few, and the first search keeps the tenant's
+# vector index.
+_ENDED_COPIES = (
     "(SELECT f.id, f.dataset, f.project_id, f.invalid_at, f.confidence, f.untrusted_reason,"
-    " f.valid_from, f.valid_until, f.stated_at, coalesce(f.embedding, o.embedding) AS embedding"
-    " FROM facts f LEFT JOIN facts o ON o.id = f.copy_of AND o.dataset = f.dataset"
-    " AND o.project_id = f.project_id WHERE f.dataset = $2 AND f.project_id = $3)"
+    " f.valid_from, f.valid_until, f.stated_at, o.embedding"
+    " FROM facts f JOIN facts o ON o.id = f.copy_of AND o.dataset = f.dataset"
+    " AND o.project_id = f.project_id"
+    " WHERE f.dataset = $2 AND f.project_id = $3 AND f.embedding IS NULL"
+    " AND f.copy_of IS NOT NULL AND f.invalid_at IS NULL)"
 )
 
 
@@ -99,23 +114,45 @@ async def _vector_half(
     conn: Any, query: SearchQuery, vector: list[float], where: str, args: list[Any],
     tuning: ScanTuning,
 ) -> list[tuple[int, float]]:  # fmt: skip
-    now_only = query.valid_at is None and not query.include_ended
-    rows = await nearest(
-        conn, source="facts" if now_only else _WITH_COPIED_VECTORS, columns="t.id",
-        where=where, args=args, vectors=[vector], k=candidates(query.k), tuning=tuning,
-    )  # fmt: skip
-    return [(int(r["id"]), float(r["similarity"])) for r in rows[0]]
+    n = candidates(query.k)
+    sources = ["facts"]
+    if query.valid_at is not None or query.include_ended:
+        sources.append(_ENDED_COPIES)
+    found: list[tuple[int, float]] = []
+    for source in sources:
+        rows = await nearest(
+            conn, source=source, columns="t.id", where=where, args=args, vectors=[vector],
+            k=n, count_where=_count_where(args), tuning=tuning,
+        )  # fmt: skip
+        found += [(int(r["id"]), float(r["similarity"])) for r in rows[0]]
+    found.sort(key=lambda f: (-f[1], -f[0]))
+    return found[:n]
 
 
-_OR_QUERY = "replace(plainto_tsquery('simple', $1)::text, ' & ', ' | ')::tsquery"
+# A word in more than this share of all facts ranks nothing (BM25's IDF in one line) and
+# makes Postgres rank most of a tenant's rows: "user", "the", "my", "has" in any language.
+COMMON_SHARE = 0.1
+# The query's words, OR-ed, less the common ones by ANALYZE's own lexeme statistics of
+# search_tsv (pg_stats.most_common_elems). No statistics yet (a new table) keeps every
+# word; every word common leaves no text query, and the vector half answers alone.
+_ASKED = f"""
+WITH common AS (
+    SELECT s.most_common_elems::text::text[] AS elems, s.most_common_elem_freqs AS freqs
+    FROM pg_stats s WHERE s.schemaname = current_schema() AND s.tablename = 'facts'
+      AND s.attname = 'search_tsv'
+), asked AS (
+    SELECT string_agg(plainto_tsquery('simple', w.lexeme)::text, ' | ')::tsquery AS q
+    FROM unnest(to_tsvector('simple', $1)) w LEFT JOIN common c ON true
+    WHERE coalesce(c.freqs[array_position(c.elems, w.lexeme)], 0) <= {COMMON_SHARE}
+)"""
 
 
 async def _text_half(
     conn: Any, query: SearchQuery, where: str, args: list[Any]
 ) -> list[tuple[int, float]]:
     sql = (
-        f"SELECT t.id, ts_rank_cd(t.search_tsv, q.q) AS score FROM facts t,"
-        f" (SELECT {_OR_QUERY} AS q) q WHERE {where} AND t.search_tsv @@ q.q"
+        f"{_ASKED} SELECT t.id, ts_rank_cd(t.search_tsv, asked.q) AS score FROM facts t, asked"
+        f" WHERE {where} AND t.search_tsv @@ asked.q"
         f" ORDER BY score DESC, t.id DESC LIMIT {candidates(query.k)}"
     )
     async with conn.transaction():

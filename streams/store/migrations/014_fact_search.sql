@@ -11,3 +11,8 @@ ALTER TABLE facts ADD COLUMN IF NOT EXISTS search_tsv tsvector GENERATED ALWAYS 
 -- Searches read believed rows only (invalid_at IS NULL), like the tenants' vector indexes.
 CREATE INDEX IF NOT EXISTS facts_search_tsv ON facts USING gin (search_tsv)
     WHERE invalid_at IS NULL;
+-- Copies whose valid time had ended when they were written keep no vector of their own
+-- (streams/store/valid_ends.py); searches of the past find them by their original's
+-- vector, reading them through this index rather than the whole table.
+CREATE INDEX IF NOT EXISTS facts_vectorless_copies ON facts (dataset, project_id, copy_of)
+    WHERE embedding IS NULL AND copy_of IS NOT NULL AND invalid_at IS NULL;
