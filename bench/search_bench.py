@@ -57,16 +57,17 @@ async def load(url: str, n: int, dim: int) -> None:
     with its own random vector and a quote of common and rare words; 1,000 for each of 20
     small tenants."""
     vec = f"(SELECT array_agg(random() - 0.5) FROM generate_series(1, {dim}) WHERE g > 0)"
+    word = "($4::text[])[1 + ({}) % cardinality($4::text[])]".format  # the g-th word, spread
+    predicate = "($5::text[])[1 + g % cardinality($5::text[])]"
     insert = (
         "INSERT INTO facts (dataset, project_id, subject, predicate, object, kind, confidence,"
-        " source_quote, episode_id, embedding, valid_until, end_reason, stated_at, created_at)"
-        " SELECT $1, $2, CASE WHEN g % 10 = 0 THEN ($4::text[])[1 + g % 500] ELSE 'user' END,"
-        " ($5::text[])[1 + g % cardinality($5::text[])],"
-        " ($4::text[])[1 + (g * 7919) % cardinality($4::text[])] || ' ' || ($4::text[])[1 + (g * 104729) % cardinality($4::text[])] || ' ' || g,"
+        " source_quote, episode_id, embedding, stated_at, created_at)"
+        f" SELECT $1, $2, CASE WHEN g % 10 = 0 THEN {word('g % 500')} ELSE 'user' END,"
+        f" {predicate}, {word('g * 7919')} || ' ' || {word('g * 104729')} || ' ' || g,"
         " 'literal', CASE WHEN g % 20 = 1 THEN 0.3 ELSE 0.9 END,"
-        " 'I ' || ($5::text[])[1 + g % cardinality($5::text[])] || ' the ' || ($4::text[])[1 + (g * 7919) % cardinality($4::text[])]"
-        "  || ' ' || ($4::text[])[1 + (g * 104729) % cardinality($4::text[])] || ', my ' || ($4::text[])[1 + (g * 31) % 3000],"
-        f" CASE WHEN g % 20 = 2 THEN 'ended' ELSE 'h' || g / 10 END, {vec}::vector, NULL, NULL,"
+        f" 'I ' || {predicate} || ' the ' || {word('g * 7919')} || ' ' || {word('g * 104729')}"
+        f"  || ', my ' || {word('g * 31 % 3000')},"
+        f" CASE WHEN g % 20 = 2 THEN 'ended' ELSE 'h' || g / 10 END, {vec}::vector,"
         " now() - interval '30 days' + g * interval '1 second',"
         " now() - interval '30 days' + g * interval '1 second'"
         " FROM generate_series(1::bigint, $3::bigint) g"
@@ -155,6 +156,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         finally:
             await conn.close()
         pool = await create_pool(url, min_size=1, max_size=4)
+        load_before = os.getloadavg()  # this 2-core machine is shared: how busy it was
         try:
             asked = await queries(pool, args.queries)
             live = await pool.fetchval(
@@ -162,6 +164,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 " AND invalid_at IS NULL", *TENANT,
             )  # fmt: skip
             return {
+                "load_average_before": [round(x, 2) for x in load_before],
+                "load_average_after": [round(x, 2) for x in os.getloadavg()],
                 "tenant_facts": int(live), "dim": args.dim, "other_tenants": 20,
                 "load_and_index_s": round(time.monotonic() - started, 1),
                 "load_s": round(loaded, 1),

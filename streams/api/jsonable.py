@@ -42,7 +42,9 @@ def hit_json(hit: SearchHit) -> dict[str, Any]:
         "text_score": hit.text_score,
         # Where it came from: the episode, when it was said and the user's own words.
         "provenance": {
-            "episode_id": hit.fact.episode_id,
+            "episode_id": hit.said_in,
+            # a copy carrying a valid end is written by the episode that ended the fact
+            "ended_in_episode": hit.fact.episode_id if hit.fact.copy_of else None,
             "stated_at": plain(hit.fact.stated_at),
             "source_quote": hit.fact.source_quote,
             "confidence": hit.fact.confidence,

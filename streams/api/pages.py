@@ -169,7 +169,7 @@ async def search_page(request: Request) -> HTMLResponse:
     rows = [
         [f"{hit.score:.4f}", hit.vector_rank or "", f"{hit.similarity:.3f}" if hit.similarity
          is not None else "", hit.text_rank or "", link(f"{href}{hit.fact.id}", f"#{hit.fact.id}"),
-         " ".join(hit.fact.triple), hit.fact.source_quote, hit.fact.episode_id]
+         " ".join(hit.fact.triple), hit.fact.source_quote, hit.said_in]
         for hit in result.hits
     ]  # fmt: skip
     body = [

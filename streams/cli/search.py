@@ -46,7 +46,7 @@ def results_table(title: str, result: SearchResult) -> Table:
         text = "" if hit.text_rank is None else f"#{hit.text_rank}"
         said = f.stated_at.strftime("%Y-%m-%d")
         table.add_row(f"{hit.score:.4f}", vector, text, str(f.id), Text(" ".join(f.triple)),
-                      Text(f.source_quote), Text(f.episode_id), said)  # fmt: skip
+                      Text(f.source_quote), Text(hit.said_in), said)  # fmt: skip
     return table
 
 

@@ -65,11 +65,11 @@ async def corpus(pool: Any) -> dict[str, Any]:
         # transaction time; its copy carries the end and, ended, no vector of its own.
         said = NOW - timedelta(days=60)
         original = await insert(conn, tenant, "user", "works at", "google", stated_at=said,
-                                embedding=near_job(0.98, "g"))  # fmt: skip
+                                embedding=near_job(0.98, "g"), episode_id="e-google")  # fmt: skip
         ids["google"] = await insert(
             conn, tenant, "user", "works at", "google", stated_at=said, embedding=None,
             valid_until=NOW - timedelta(days=30), copy_of=original, end_reason="superseded",
-            ended_by=ids["anthropic"],
+            ended_by=ids["anthropic"], episode_id="e-anthropic",
         )  # fmt: skip
         await conn.execute(
             "UPDATE facts SET invalid_at = now(), invalid_reason = 'superseded',"
@@ -143,6 +143,7 @@ async def test_the_past_is_searched_by_meaning_too(pool: Any, corpus: dict[str, 
     result = await found(pool, corpus, WORK_QUESTION, valid_at=NOW - timedelta(days=40))
     assert names(result, corpus)[0] == "google"
     assert result.hits[0].vector_rank == 1
+    assert result.hits[0].said_in == "e-google"  # the copy was written by e-anthropic
     assert "anthropic" not in names(result, corpus)  # said after that date
 
 
