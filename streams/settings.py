@@ -136,6 +136,10 @@ class Settings(BaseSettings):
     # Results of one search when the caller gives no k, and the most it may ask for.
     search_default_k: int = Field(default=10, ge=1)
     search_max_k: int = Field(default=100, ge=1)
+    # A search's vector half leaves out facts less similar than this (cosine) to the query:
+    # nearest is not near when nothing is. It belongs to the embedding model, as the
+    # thresholds above do.
+    search_min_similarity: float = Field(default=0.0, ge=-1, le=1)
 
     def topic(self, name: str) -> str:
         """Full topic name for a short one: ``topic("episodes.completed")``."""

@@ -58,6 +58,7 @@ def search_query(request: Request) -> SearchQuery:
             settings.retrieval_min_confidence if min_confidence is None else min_confidence
         ),
         include_untrusted=opt_bool(q, "include_untrusted"),
+        min_similarity=settings.search_min_similarity,
     )
 
 

@@ -16,7 +16,8 @@ fused because cosine similarity and ``ts_rank_cd`` live on unrelated scales.
 Filters, applied to both: the tenant; believed now (``invalid_at IS NULL``); true at
 ``valid_at`` (default now) unless ``include_ended``; confidence at least
 ``min_confidence`` (default ``retrieval_min_confidence``); trusted unless
-``include_untrusted``. When the embedder fails, the text half still answers and the
+``include_untrusted``; the vector half also leaves out what is less similar than
+``min_similarity`` (``search_min_similarity``). When the embedder fails, the text half still answers and the
 result says why the vector half is missing.
 """
 
@@ -44,6 +45,7 @@ class SearchQuery:
     include_ended: bool = False  # every believed row, whatever its valid time
     min_confidence: float = 0.5
     include_untrusted: bool = False
+    min_similarity: float = 0.0  # the vector half's floor (cosine)
 
 
 @dataclass(frozen=True)
@@ -127,7 +129,8 @@ async def _vector_half(
             conn, source=source, columns="t.id", where=where, args=args, vectors=[vector],
             k=n, count_where=_count_where(args), tuning=tuning,
         )  # fmt: skip
-        found += [(int(r["id"]), float(r["similarity"])) for r in rows[0]]
+        found += [(int(r["id"]), float(r["similarity"])) for r in rows[0]
+                  if float(r["similarity"]) >= query.min_similarity]  # fmt: skip
     found.sort(key=lambda f: (-f[1], -f[0]))
     return found[:n]
 

@@ -83,6 +83,7 @@ def search_command(
     request = SearchQuery(
         text=query.strip(), k=k or settings.search_default_k, valid_at=when,
         include_ended=include_ended, include_untrusted=include_untrusted,
+        min_similarity=settings.search_min_similarity,
         min_confidence=(
             settings.retrieval_min_confidence if min_confidence is None else min_confidence
         ),

@@ -179,3 +179,12 @@ def test_rrf_prefers_agreement_over_one_first_place() -> None:
     fused = fuse(list(vector), list(text))
     assert [f[0] for f in fused] == [2, 1, 4, 3]
     assert fused[0][2:] == (2, 1)
+
+
+async def test_the_vector_half_leaves_out_what_is_not_similar_enough(
+    pool: Any, corpus: dict[str, Any]
+) -> None:
+    result = await found(pool, corpus, WORK_QUESTION, min_similarity=0.98)
+    assert all(h.vector_rank is None for h in result.hits)  # anthropic sits at 0.97
+    assert names(result, corpus)[0] == "anthropic"  # its quote still says "work"
+    assert result.hits[0].text_rank == 1
