@@ -115,6 +115,15 @@ def _ledger(trace: EpisodeTrace) -> Markup:
     )  # fmt: skip
 
 
+def _row_kind(f: dict[str, Any]) -> str:
+    """A new statement, or the copy of an older row that carries the end this episode gave it."""
+    if f.get("copy_of") is None:
+        return "new"
+    why = f.get("end_reason") or "ended"
+    by = f" by #{f['ended_by']}" if f.get("ended_by") else ""
+    return f"copy of #{f['copy_of']}: {why}{by}"
+
+
 async def episode_page(request: Request) -> HTMLResponse:
     dataset, project = tenant_of(request)
     episode_id = request.path_params["episode_id"]
@@ -145,9 +154,10 @@ async def episode_page(request: Request) -> HTMLResponse:
         tag("h2", "dropped, and why"),
         *_drops(trace),
         tag("h2", f"what the writer added ({len(trace.facts_added)})"),
-        table(["id", "fact", "kind", "confidence", "trust", "valid from", "valid until", "now"],
+        table(["id", "fact", "row", "kind", "confidence", "trust", "valid from", "valid until",
+               "now"],
               [[link(f"{tp}/facts/{f['id']}", f"#{f['id']}"),
-                f"{f['subject']} {f['predicate']} {f['object']}", f["kind"],
+                f"{f['subject']} {f['predicate']} {f['object']}", _row_kind(f), f["kind"],
                 f"{f['confidence']:.2f}", f["untrusted_reason"] or "trusted",
                 show_time(f["valid_from"]), show_time(f["valid_until"]),
                 f["invalid_reason"] or "believed"] for f in trace.facts_added], id="added"),

@@ -17,8 +17,8 @@ Filters, applied to both: the tenant; believed now (``invalid_at IS NULL``); tru
 ``valid_at`` (default now) unless ``include_ended``; confidence at least
 ``min_confidence`` (default ``retrieval_min_confidence``); trusted unless
 ``include_untrusted``; the vector half also leaves out what is less similar than
-``min_similarity`` (``search_min_similarity``). When the embedder fails, the text half still answers and the
-result says why the vector half is missing.
+``min_similarity`` (``search_min_similarity``). When the embedder fails, the text half
+still answers and the result says why the vector half is missing.
 """
 
 from __future__ import annotations
