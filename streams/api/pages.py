@@ -81,7 +81,7 @@ async def tenants_page(request: Request) -> HTMLResponse:
          t["episodes"], t["facts"]]
         for t in rows
     ]  # fmt: skip
-    return html(page("Memory", table(["tenant", "episodes", "live fact rows"], cells)))
+    return html(page("Memory", table(["tenant", "episodes", "believed fact rows"], cells)))
 
 
 def _picker(name: str, label: str, value: datetime | None) -> Markup:
@@ -193,7 +193,7 @@ async def fact_page(request: Request) -> HTMLResponse:
     f = detail.fact
     episodes = [
         tag("li", link(f"{tp}/episodes/{seg(e)}", e), ": ",
-            [tag("q", m.get("content", "")) for m in (ep.get("transcript") or [])
+            [[tag("q", m.get("content", "")), " "] for m in (ep.get("transcript") or [])
              if isinstance(m, dict) and m.get("role") == "user"])
         for e, ep in detail.episodes.items()
     ]  # fmt: skip
