@@ -35,6 +35,9 @@ from streams.api.html import page, tag
 from streams.api.jsonable import Json
 from streams.api.params import ApiError
 from streams.api.pipeline_view import LagHistory
+from streams.errors import InfraError
+from streams.kafka.admin import TopicNotFoundError
+from streams.kafka.client import KafkaFailure
 from streams.model.ports import Embedder
 from streams.pipeline import stage as stage_spec
 from streams.settings import Settings
@@ -82,6 +85,15 @@ async def _http_error(request: Request, exc: Exception) -> Response:
 async def _unavailable(request: Request, exc: Exception) -> Response:
     log.warning("postgres unavailable for %s: %s", request.url.path, exc)
     return _error(request, 503, f"Postgres is unreachable or failed: {type(exc).__name__}: {exc}")
+
+
+async def _no_topic(request: Request, exc: Exception) -> Response:
+    return _error(request, 404, str(exc))
+
+
+async def _kafka_unavailable(request: Request, exc: Exception) -> Response:
+    log.warning("kafka unavailable for %s: %s", request.url.path, exc)
+    return _error(request, 503, f"Kafka is unreachable or failed: {type(exc).__name__}: {exc}")
 
 
 async def _internal(request: Request, exc: Exception) -> Response:
@@ -133,6 +145,9 @@ def create_app(
             HTTPException: _http_error,
             asyncpg.PostgresError: _unavailable,
             OSError: _unavailable,
+            TopicNotFoundError: _no_topic,
+            KafkaFailure: _kafka_unavailable,
+            InfraError: _kafka_unavailable,
             Exception: _internal,
         },
         lifespan=lifespan,

@@ -97,7 +97,7 @@ def trace_json(trace: EpisodeTrace, transcript: list[Any]) -> dict[str, Any]:
 
 
 class Json(JSONResponse):
-    """JSON that keeps every script as it is (no \\u escapes) and never fails on NaN."""
+    """JSON that keeps every script as it is (no \\u escapes); datetimes as ISO 8601."""
 
     def render(self, content: Any) -> bytes:
         return json.dumps(plain(content), ensure_ascii=False, default=str).encode("utf-8")

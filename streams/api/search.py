@@ -9,9 +9,9 @@ fused because cosine similarity and ``ts_rank_cd`` live on unrelated scales.
   index for big ones, never fewer rows than exist);
 - text: Postgres full-text rank with the 'simple' configuration (no stemming and no stop
   words, so it works alike in every language) over the fact and its quote (migration
-  014); the query's words are OR-ed, so a question need not contain every word, and
-  words too common to rank by (in more than a tenth of all facts, by Postgres' own
-  statistics) are left out.
+  014's expression index); the query's words are OR-ed, so a question need not contain
+  every word, and words too common to rank by (in more than a tenth of all facts, by
+  Postgres' own statistics) are left out.
 
 Filters, applied to both: the tenant; believed now (``invalid_at IS NULL``); true at
 ``valid_at`` (default now) unless ``include_ended``; confidence at least
@@ -135,17 +135,23 @@ async def _vector_half(
     return found[:n]
 
 
+# The indexed text of a fact, exactly as migration 014's expression index spells it (the
+# planner uses the index only for the same expression).
+SEARCH_TEXT = (
+    "(setweight(to_tsvector('simple'::regconfig, t.subject || ' ' || t.predicate || ' '"
+    " || t.object), 'A') || setweight(to_tsvector('simple'::regconfig, t.source_quote), 'B'))"
+)
 # A word in more than this share of all facts ranks nothing (BM25's IDF in one line) and
 # makes Postgres rank most of a tenant's rows: "user", "the", "my", "has" in any language.
 COMMON_SHARE = 0.1
-# The query's words, OR-ed, less the common ones by ANALYZE's own lexeme statistics of
-# search_tsv (pg_stats.most_common_elems). No statistics yet (a new table) keeps every
-# word; every word common leaves no text query, and the vector half answers alone.
+# The query's words, OR-ed, less the common ones by ANALYZE's lexeme statistics of the
+# index's expression (pg_stats.most_common_elems). No statistics yet (a new table) keeps
+# every word; every word common leaves no text query, and the vector half answers alone.
 _ASKED = f"""
 WITH common AS (
     SELECT s.most_common_elems::text::text[] AS elems, s.most_common_elem_freqs AS freqs
-    FROM pg_stats s WHERE s.schemaname = current_schema() AND s.tablename = 'facts'
-      AND s.attname = 'search_tsv'
+    FROM pg_stats s WHERE s.schemaname = current_schema()
+      AND s.tablename = 'facts_search_text' AND s.attname = 'expr'
 ), asked AS (
     SELECT string_agg(plainto_tsquery('simple', w.lexeme)::text, ' | ')::tsquery AS q
     FROM unnest(to_tsvector('simple', $1)) w LEFT JOIN common c ON true
@@ -157,8 +163,8 @@ async def _text_half(
     conn: Any, query: SearchQuery, where: str, args: list[Any]
 ) -> list[tuple[int, float]]:
     sql = (
-        f"{_ASKED} SELECT t.id, ts_rank_cd(t.search_tsv, asked.q) AS score FROM facts t, asked"
-        f" WHERE {where} AND t.search_tsv @@ asked.q"
+        f"{_ASKED} SELECT t.id, ts_rank_cd({SEARCH_TEXT}, asked.q) AS score FROM facts t, asked"
+        f" WHERE {where} AND {SEARCH_TEXT} @@ asked.q"
         f" ORDER BY score DESC, t.id DESC LIMIT {candidates(query.k)}"
     )
     async with conn.transaction():

@@ -202,3 +202,16 @@ async def test_redrive_needs_an_explicit_confirmation(api: httpx2.AsyncClient) -
     assert [r["id"] for r in done.json()["redriven"]] == [letter["id"]]
     again = await api.post(url, json={"confirm": f"summarize {letter['id']}"})
     assert again.json()["redriven"] == [] and again.json()["already_redriven"] is True
+
+
+async def test_topics_that_do_not_exist_are_said_so(memory: Memory) -> None:
+    async with api_client(app_on(memory, topic_prefix="no-such-topics.")) as api:
+        missing = await api.get("/api/pipeline/dlq/extract")
+        assert missing.status_code == 404
+        assert "no-such-topics.dlq.extract" in missing.json()["error"]
+        counts = await get(api, "/api/pipeline/dlq")
+        assert counts["stages"]["judge"]["count"] is None
+        assert "does not exist" in counts["stages"]["judge"]["error"]
+        lag = await get(api, "/api/pipeline/lag", fresh="true")
+        assert lag["samples"][-1]["lag"]["write"] is None
+        assert "no-such-topics.facts.judged" in lag["samples"][-1]["errors"]["write"]
