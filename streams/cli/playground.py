@@ -6,9 +6,11 @@ needs FACTSTREAM_API_TOKEN. Runs until Ctrl-C (SIGINT) or SIGTERM.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Annotated
 
+import asyncpg
 import typer
 from rich.text import Text
 from starlette.applications import Starlette
@@ -17,6 +19,7 @@ from streams.api.app import create_app, default_group, serve
 from streams.cli.console import fail, out, settings_of
 from streams.errors import ConfigError
 from streams.settings import Settings
+from streams.store.db import connect
 
 
 def announce(settings: Settings, what: str) -> Callable[[str], None]:
@@ -31,6 +34,19 @@ def announce(settings: Settings, what: str) -> Callable[[str], None]:
     return ready
 
 
+def check_database(url: str) -> None:
+    """One clear line, not a traceback, when Postgres cannot be reached."""
+
+    async def probe() -> None:
+        conn = await connect(url)
+        await conn.close()
+
+    try:
+        asyncio.run(probe())
+    except (OSError, asyncpg.PostgresError) as exc:
+        raise fail(f"cannot reach Postgres (FACTSTREAM_DATABASE_URL): {exc}") from exc
+
+
 def run_console(
     settings: Settings, app_of: Callable[[], Starlette], what: str = "Playground"
 ) -> None:
@@ -38,6 +54,7 @@ def run_console(
         app = app_of()
     except ConfigError as exc:
         raise fail(exc, code=2) from exc
+    check_database(settings.require_database_url())
     try:
         serve(settings, app, announce(settings, what))
     except (OSError, SystemExit) as exc:  # uvicorn exits when it cannot bind (port taken)

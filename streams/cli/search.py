@@ -12,14 +12,16 @@ import asyncio
 import json
 from typing import Annotated
 
+import asyncpg
 import typer
 from rich.table import Table
 from rich.text import Text
 
 from streams.api.jsonable import search_json
 from streams.api.search import SearchQuery, SearchResult, search
-from streams.cli.console import err, out, settings_of
+from streams.cli.console import err, fail, out, settings_of
 from streams.cli.facts import parse_time
+from streams.errors import FactstreamError
 from streams.model.loader import build_models
 from streams.settings import Settings
 from streams.store.db import create_pool
@@ -88,7 +90,12 @@ def search_command(
             settings.retrieval_min_confidence if min_confidence is None else min_confidence
         ),
     )  # fmt: skip
-    result = asyncio.run(run_search(settings, dataset, project, request))
+    try:
+        result = asyncio.run(run_search(settings, dataset, project, request))
+    except (OSError, asyncpg.PostgresError) as exc:
+        raise fail(f"cannot reach Postgres (FACTSTREAM_DATABASE_URL): {exc}") from exc
+    except FactstreamError as exc:  # the configured model provider cannot be built
+        raise fail(exc, code=2) from exc
     if as_json:
         print(json.dumps(search_json(request.text, result), ensure_ascii=False, indent=2))
         return

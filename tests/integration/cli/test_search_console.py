@@ -109,3 +109,13 @@ def test_console_refuses_to_listen_beyond_loopback_without_a_token(
     assert result.exit_code == 2
     assert "FACTSTREAM_API_TOKEN" in result.output
     assert time.monotonic() - started < 10
+
+
+@pytest.mark.parametrize("command", [["search", "demo", "alice", "civic"], ["console"]])
+def test_an_unreachable_postgres_is_one_clear_line(command: list[str]) -> None:
+    env = {"FACTSTREAM_DATABASE_URL": "postgresql://postgres:@/nodb?host=/nonexistent",
+           "FACTSTREAM_MODEL_PROVIDER": DEMO_MODEL}  # fmt: skip
+    result = CliRunner().invoke(app, command, env=env)
+    assert result.exit_code == 1
+    assert "cannot reach Postgres (FACTSTREAM_DATABASE_URL)" in result.output
+    assert "Traceback" not in result.output
