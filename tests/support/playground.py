@@ -122,7 +122,8 @@ async def api_client(app: Starlette) -> AsyncIterator[httpx2.AsyncClient]:
 
 
 def app_on(memory: Memory, **overrides: Any) -> Starlette:
-    settings = memory.settings.model_copy(update=overrides)
+    # Anew, not model_copy: a copy would keep the cached Kafka client config.
+    settings = Settings(**{**memory.settings.model_dump(), **overrides})
     embedder = memory_models(settings.embedding_dim).embedder
     prefix = memory.group_prefix
     return create_app(settings, group_of=lambda s: f"{prefix}{s}", embedder=embedder,

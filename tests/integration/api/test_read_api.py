@@ -215,3 +215,12 @@ async def test_topics_that_do_not_exist_are_said_so(memory: Memory) -> None:
         lag = await get(api, "/api/pipeline/lag", fresh="true")
         assert lag["samples"][-1]["lag"]["write"] is None
         assert "no-such-topics.facts.judged" in lag["samples"][-1]["errors"]["write"]
+
+
+async def test_a_broker_out_of_reach_is_a_503_that_says_so(memory: Memory) -> None:
+    async with api_client(app_on(memory, kafka_bootstrap_servers="127.0.0.1:9")) as api:
+        answer = await api.get("/api/pipeline/dlq/extract")
+        assert answer.status_code == 503, answer.text
+        assert "Kafka is unreachable or failed" in answer.json()["error"]
+        facts = await api.get("/api/tenants/demo/alice/facts")  # memory reads go on
+        assert facts.status_code == 200
