@@ -237,10 +237,16 @@ class FactsResolved(StageOutput):
 
 
 class Candidate(EventModel):
-    """A fact that survived dedup, with its embedding for the judge and the writer."""
+    """A fact that survived dedup. Its embedding does not travel: dedup stages it in
+    Postgres (streams/store/staged_vectors.py) and the writer stores it from there."""
 
     fact: Fact
-    embedding: list[float]
+    vector: int | None = Field(
+        default=None,
+        ge=0,
+        description="the index of this fact's embedding among those dedup staged for the"
+        " episode (under FactsJudged.vectors_from); None: none staged, the writer embeds it",
+    )
     ended_by: int | None = Field(
         default=None,
         description="a live fact stated later whose start ends this one's valid time: an"
@@ -262,6 +268,19 @@ class DedupedCandidate(Candidate):
             " judge reads these rows instead of searching again. None: not read."
         ),
     )
+    band_similarity: list[float] | None = Field(
+        default=None,
+        description="the cosine similarity of this fact to each of band_neighbours, in order",
+    )
+
+    def similarity_to(self, fact_id: int) -> float | None:
+        """The cosine to a live fact of the band, as dedup measured it (None: not in it)."""
+        for neighbour, similarity in zip(
+            self.band_neighbours or (), self.band_similarity or (), strict=False
+        ):
+            if neighbour == fact_id:
+                return similarity
+        return None
 
 
 class Closure(EventModel):
@@ -274,9 +293,16 @@ class Closure(EventModel):
     valid_until: datetime
 
 
-class FactsDeduped(StageOutput):
-    """memory.facts.deduped: survivors with embeddings, plus closures."""
+# Payload revision of the deduped and judged events: embeddings no longer travel in them
+# (revision 1 carried 768 floats per candidate); a reader of one revision refuses the other.
+STAGED_VECTORS_REVISION: Literal[2] = 2
 
+
+class FactsDeduped(StageOutput):
+    """memory.facts.deduped: survivors, their embeddings staged under this event's id,
+    plus closures."""
+
+    schema_version: Literal[2] = STAGED_VECTORS_REVISION  # type: ignore[assignment]
     candidates: list[DedupedCandidate]
     closures: list[Closure] = Field(default_factory=list)
     dropped: list[Dropped] = Field(default_factory=list)
@@ -316,6 +342,12 @@ class Invalidation(EventModel):
 class FactsJudged(StageOutput):
     """memory.facts.judged: what the writer commits in one transaction."""
 
+    schema_version: Literal[2] = STAGED_VECTORS_REVISION  # type: ignore[assignment]
+    vectors_from: str | None = Field(
+        default=None,
+        max_length=100,
+        description="the FactsDeduped event id the inserts' embeddings are staged under",
+    )
     inserts: list[Candidate]
     invalidations: list[Invalidation] = Field(default_factory=list)
     closures: list[Closure] = Field(default_factory=list)

@@ -64,7 +64,7 @@ async def run_worker(
 ) -> int:
     pool: Any = None
     if settings.database_url is not None:
-        from streams.store.db import create_pool
+        from streams.store.db import create_pool, round_trips
 
         pool = await create_pool(settings.require_database_url(), application_name=pool_name)
     try:
@@ -83,7 +83,7 @@ async def run_worker(
         if pool is not None:
             from streams.store.db import ping
 
-            metrics.watch_pool(pool)
+            metrics.watch_pool(pool, lambda: round_trips(pool))
             checks["postgres"] = functools.partial(ping, pool)
         cfg = WorkerConfig.from_settings(
             settings,

@@ -14,7 +14,9 @@ topic, keyed by tenant, so both the summarize and extract groups see them again:
   (an extraction dead-lettered mid-chain, a wake-up that was never produced).
 
 An episode past the cap is marked `failed` with its last error, and stays visible.
-Each pass also builds one missing per-tenant vector index (streams/store/tenant_indexes.py).
+Each pass also builds one missing per-tenant vector index (streams/store/tenant_indexes.py)
+and purges the embeddings dedup staged that no writer consumed within a day
+(streams/store/staged_vectors.py: an episode dead-lettered between dedup and the writer).
 The loop outlives a lost database connection: it reconnects and takes the lock again.
 """
 
@@ -30,6 +32,7 @@ from streams.backoff import Backoff
 from streams.errors import is_transient
 from streams.events import EpisodeCompleted
 from streams.settings import Settings
+from streams.store import staged_vectors
 from streams.store.episodes import episode_from_row
 from streams.store.sweep import take_due_episodes, try_sweeper_lock
 from streams.store.tenant_indexes import build_missing
@@ -46,6 +49,7 @@ class SweepReport:
     )  # tenant ids, ep, why
     ended_failed: list[tuple[str, str, str]] = field(default_factory=list)
     indexes_built: list[tuple[str, str]] = field(default_factory=list)  # (tenant, relation)
+    staged_vectors_purged: int = 0  # staged by dedup, consumed by no writer within a day
 
 
 async def sweep_once(conn: Any, settings: Settings, publish: Publish) -> SweepReport:
@@ -70,6 +74,7 @@ async def sweep_once(conn: Any, settings: Settings, publish: Publish) -> SweepRe
     if events:
         publish(events)
     report.indexes_built = await _build_tenant_indexes(conn, settings)
+    report.staged_vectors_purged = await staged_vectors.purge_stale(conn)
     return report
 
 

@@ -6,6 +6,8 @@ facts inside the contradiction band travel with each candidate, so the judge rea
 by id instead of searching the same index again. The tenant's gate keeps its live facts
 unchanged in between; when something else wrote meanwhile (a redriven or replayed
 record), the watermark read before the search (``live_facts_as_of``) tells the judge.
+The survivors' embeddings are staged in Postgres under the output event's id
+(streams/store/staged_vectors.py), not sent: the writer's insert takes them from there.
 Every drop travels in the output event for the writer to store, and an episode with no
 candidates still emits its (empty) event so the writer can mark the episode done.
 """
@@ -23,6 +25,7 @@ from streams.domain.facts import LiveFact
 from streams.events import FactsDeduped, FactsResolved
 from streams.runtime.stage import RecordContext, Stage, StageDeps
 from streams.stages.embed_batch import EmbeddingStage, derived_event_id
+from streams.store import staged_vectors
 from streams.store.live_facts import (
     find_believed_by_triples,
     nearest_live_facts,
@@ -66,9 +69,13 @@ class DedupStage(EmbeddingStage[FactsResolved]):
             exact.survivors, vectors, neighbours,
             self.settings.fact_dedup_threshold, self.settings.contradiction_band_min,
         )  # fmt: skip
+        event_id = derived_event_id(STAGE, event)
+        if near.vectors:
+            async with self.pool.acquire() as conn:
+                await staged_vectors.stage(conn, ds, proj, event_id, near.vectors)
         return [
             FactsDeduped(
-                event_id=derived_event_id(STAGE, event),
+                event_id=event_id,
                 **event.carried(),
                 candidates=near.candidates,
                 closures=exact.closures,

@@ -18,15 +18,17 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from typing import Any
 
 from prometheus_client import Counter
 from pydantic import BaseModel
 
 from streams.events import FactsJudged
 from streams.runtime.stage import RecordContext, Routed, Stage, StageDeps
+from streams.stages.embed_batch import embed_batch, scope_of
 from streams.stages.release import ReleasesClaimOnDeadLetter
 from streams.store.gate import next_to_release
-from streams.store.writer import WriteResult, write_judged
+from streams.store.writer import VectorsMissing, WriteResult, write_judged
 
 log = logging.getLogger(__name__)
 
@@ -60,13 +62,15 @@ class WriteStage(ReleasesClaimOnDeadLetter[FactsJudged]):
 
     async def handle(self, event: FactsJudged, ctx: RecordContext) -> Sequence[BaseModel | Routed]:
         async with self.pool.acquire() as conn:
-            result = await write_judged(
-                conn,
-                event,
-                ctx,
-                lock_timeout_ms=self.settings.writer_lock_timeout_ms,
-                statement_timeout_ms=self.settings.writer_statement_timeout_ms,
-            )
+            try:
+                result = await self._write(conn, event, ctx, {})
+            except VectorsMissing as missing:  # rolled back: embed what was not staged
+                log.warning(
+                    "%s; embedding them and writing again", missing,
+                    extra={"tenant": event.tenant, "episode_id": event.episode_id},
+                )  # fmt: skip
+                vectors = await self._embed(event, missing.inserts)
+                result = await self._write(conn, event, ctx, vectors)
             # After the commit, on the same connection: the tenant's next queued episode,
             # if nothing is in flight.
             nxt = await next_to_release(
@@ -87,6 +91,22 @@ class WriteStage(ReleasesClaimOnDeadLetter[FactsJudged]):
         )  # fmt: skip
         key = event.tenant
         return [Routed(self.settings.topic("episodes.completed"), nxt, key)]
+
+    async def _write(
+        self, conn: Any, event: FactsJudged, ctx: RecordContext, vectors: dict[int, list[float]]
+    ) -> WriteResult:
+        return await write_judged(
+            conn, event, ctx, lock_timeout_ms=self.settings.writer_lock_timeout_ms,
+            statement_timeout_ms=self.settings.writer_statement_timeout_ms, vectors=vectors,
+        )  # fmt: skip
+
+    async def _embed(self, event: FactsJudged, inserts: Sequence[int]) -> dict[int, list[float]]:
+        texts = [event.inserts[i].fact.sentence() for i in inserts]
+        vecs = await embed_batch(
+            self.pool, self.deps.models.embedder, scope_of(event), self.name, "facts", texts,
+            self.settings.embedding_dim,
+        )  # fmt: skip
+        return dict(zip(inserts, vecs, strict=True))
 
 
 def create_stage(deps: StageDeps) -> Stage[FactsJudged]:

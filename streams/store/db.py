@@ -3,10 +3,48 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, ClassVar
 
 import asyncpg
 from pgvector.asyncpg import register_vector
+
+
+class CountingConnection(asyncpg.Connection):  # type: ignore[misc]
+    """Counts the statements it sends, each one round trip to the server (BEGIN and
+    COMMIT of a transaction included). The pool's connections share one counter, read by
+    :func:`round_trips` for the worker's metrics and the bench."""
+
+    sent: ClassVar[list[int]] = [0]
+
+    async def execute(self, *args: Any, **kwargs: Any) -> Any:
+        self.sent[0] += 1
+        return await super().execute(*args, **kwargs)
+
+    async def executemany(self, *args: Any, **kwargs: Any) -> Any:
+        self.sent[0] += 1
+        return await super().executemany(*args, **kwargs)
+
+    async def fetch(self, *args: Any, **kwargs: Any) -> Any:
+        self.sent[0] += 1
+        return await super().fetch(*args, **kwargs)
+
+    async def fetchrow(self, *args: Any, **kwargs: Any) -> Any:
+        self.sent[0] += 1
+        return await super().fetchrow(*args, **kwargs)
+
+    async def fetchval(self, *args: Any, **kwargs: Any) -> Any:
+        self.sent[0] += 1
+        return await super().fetchval(*args, **kwargs)
+
+    async def copy_records_to_table(self, *args: Any, **kwargs: Any) -> Any:
+        self.sent[0] += 1
+        return await super().copy_records_to_table(*args, **kwargs)
+
+
+def round_trips(pool: Any) -> int:
+    """Statements the pool's connections have sent so far (0 for a pool not made here)."""
+    counting = getattr(pool, "_connection_class", None)
+    return counting.sent[0] if counting is not None and hasattr(counting, "sent") else 0
 
 
 async def _init_connection(conn: asyncpg.Connection) -> None:
@@ -34,9 +72,10 @@ async def create_pool(
     """An asyncpg pool whose connections speak `vector` and `jsonb` natively.
     ``application_name`` names its sessions in pg_stat_activity (workers: their stage)."""
     server_settings = {"application_name": application_name} if application_name else None
+    counted = type("PoolConnection", (CountingConnection,), {"sent": [0]})
     return await asyncpg.create_pool(
         database_url, min_size=min_size, max_size=max_size, init=_init_connection,
-        reset=_keep_session, server_settings=server_settings,
+        reset=_keep_session, server_settings=server_settings, connection_class=counted,
     )  # fmt: skip
 
 

@@ -25,16 +25,16 @@ the lock, in order:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
 from streams.events import Dropped, FactsJudged
 from streams.store.consumed_offsets import ConsumedOffsets, ConsumedRecord
 from streams.store.gate import mark_semantic_done
-from streams.store.write_steps import EpisodeWriter, WriteResult
+from streams.store.write_steps import EpisodeWriter, VectorsMissing, WriteResult
 
-__all__ = ["WriteResult", "write_judged"]
+__all__ = ["VectorsMissing", "WriteResult", "write_judged"]
 
 # Per-tenant watermarks, so the write stage runs one lane per tenant.
 OFFSETS = ConsumedOffsets()
@@ -52,8 +52,10 @@ async def write_judged(
     *,
     lock_timeout_ms: int,
     statement_timeout_ms: int,
+    vectors: Mapping[int, list[float]] | None = None,
 ) -> WriteResult:
-    """Apply one judged episode in one transaction; a redelivered offset changes nothing."""
+    """Apply one judged episode in one transaction; a redelivered offset changes nothing.
+    ``vectors``: embeddings by insert index, for inserts dedup staged none for."""
     tenant = event.tenant
     async with conn.transaction(isolation="read_committed"):
         now = await conn.fetchval(
@@ -65,7 +67,7 @@ async def write_judged(
         ):
             return WriteResult(redelivered=True)
         stated_at = event.stated_at or await _completed_at(conn, event) or now
-        result = await EpisodeWriter(conn, event, now, stated_at).run()
+        result = await EpisodeWriter(conn, event, now, stated_at, vectors).run()
         await _store_drops(conn, event, [*event.dropped, *result.drops])
         # Ends the extraction claim too: the per-tenant gate lets the next episode in.
         await mark_semantic_done(

@@ -10,12 +10,13 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from streams.events import FactsJudged
+from streams.model.fakes.scripted import hashed_vector
 from streams.settings import Settings
 from streams.stages.judge import create_stage as create_judge
 from streams.stages.write import create_stage as create_writer
 from streams.store.facts_query import as_of, history, live_facts
-from streams.store.judge_reads import live_facts_near
-from tests.support.facts import LIT, cand, deduped, deps, fact, judge_answering
+from streams.store.judge_reads import conflicting_live_facts, search_bands
+from tests.support.facts import DIM, LIT, cand, deduped, deps, fact, judge_answering
 from tests.support.stages import ctx
 from tests.support.store_rows import seed_fact
 
@@ -96,9 +97,13 @@ async def test_concurrent_tenants_never_see_each_other(pool: Any) -> None:
                 ("honda civic", "has mileage of", canary(t)),
             }
         assert {r.triple for r in live} == expected, t
-        near = await live_facts_near(
-            pool, *t, [cand(fact("user", "works at", "x"))], band_min=0.0, now=datetime.now(UTC)
-        )
+        async with pool.acquire() as conn:
+            probe = cand(fact("user", "works at", "x"))
+            banded = await search_bands(
+                conn, *t, [probe], [hashed_vector("user works at x", DIM)], band_min=0.0,
+                now=datetime.now(UTC),
+            )  # fmt: skip
+            near = await conflicting_live_facts(conn, *t, banded, now=datetime.now(UTC))
         assert not any(c in f.object for f in near for c in foreign), t
         drops_and_calls = await pool.fetch(
             "SELECT detail || subject || predicate || object AS text FROM fact_drops"

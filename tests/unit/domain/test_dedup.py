@@ -80,7 +80,7 @@ def test_in_batch_paraphrase_keeps_the_first() -> None:
     ]
     out = dl.near_pass(survivors, [large, big, other], [[], [], []], T, B)
     assert [c.fact.object for c in out.candidates] == ["large screen", "tea"]
-    assert out.candidates[0].embedding == large
+    assert out.vectors == [large, other] and [c.vector for c in out.candidates] == [0, 1]
     assert [(d.reason, d.object) for d in out.dropped] == [("near_duplicate", "big display")]
     assert "large screen" in out.dropped[0].detail and "0.97" in out.dropped[0].detail
 
