@@ -41,7 +41,7 @@ from streams.stages.base import PipelineStage
 from streams.stages.release import Release, release_of, release_record
 from streams.store import claims, episodes, gate
 from streams.store.context import load_entity_types, load_prompt_context
-from streams.store.llm_calls import record_calls
+from streams.store.llm_calls import record_calls, with_calls
 
 log = logging.getLogger(__name__)
 
@@ -221,11 +221,11 @@ class ExtractStage(PipelineStage[EpisodeCompleted]):
         if result is None:
             return []
 
-        async with pool.acquire() as conn:
-            await record_calls(conn, scope, STAGE, result.calls)
+        async with pool.acquire() as conn:  # the call's records ride on the lookup
             types = await load_entity_types(
-                conn, event.dataset, event.project_id, mentioned_names(result.value)
-            )
+                conn, event.dataset, event.project_id, mentioned_names(result.value),
+                record=lambda q, a: with_calls(q, a, scope, STAGE, result.calls),
+            )  # fmt: skip
         entities, guarded, dropped = guard_claims(result.value, types, settings)
         # The user's world (allow-list, cap, orphans) is decided after resolution.
         facts = [c.to_fact() for c in check_quotes(guarded, messages)]

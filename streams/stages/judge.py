@@ -36,7 +36,7 @@ from streams.runtime.stage import RecordContext, Stage, StageDeps
 from streams.stages.embed_batch import derived_event_id, embed_batch, scope_of
 from streams.stages.release import ReleasesClaimOnDeadLetter
 from streams.store import staged_vectors
-from streams.store.judge_reads import band_is_stale, conflicting_live_facts, search_bands
+from streams.store.judge_reads import conflicting_live_facts, search_bands
 from streams.store.llm_calls import record_calls
 
 log = logging.getLogger(__name__)
@@ -55,9 +55,10 @@ class JudgeStage(ReleasesClaimOnDeadLetter[FactsDeduped]):
         now = datetime.now(UTC)
         candidates = list(event.candidates)
         async with self.pool.acquire() as conn:
-            stale = any(c.band_neighbours is not None for c in candidates) and (
-                await band_is_stale(conn, event.dataset, event.project_id, event.live_facts_as_of)
+            live, watermark = await conflicting_live_facts(
+                conn, event.dataset, event.project_id, candidates, now=now
             )
+            stale = watermark != event.live_facts_as_of
             # A band not handed over, or read before a write since: searched here.
             search = [i for i, c in enumerate(candidates) if stale or c.band_neighbours is None]
             if search:
@@ -68,9 +69,9 @@ class JudgeStage(ReleasesClaimOnDeadLetter[FactsDeduped]):
                 )  # fmt: skip
                 for i, banded in zip(search, found, strict=True):
                     candidates[i] = banded
-            live = await conflicting_live_facts(
-                conn, event.dataset, event.project_id, candidates, now=now
-            )
+                live, _ = await conflicting_live_facts(
+                    conn, event.dataset, event.project_id, candidates, now=now
+                )
         pairs = find_pairs(
             candidates,
             live,

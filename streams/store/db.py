@@ -8,6 +8,8 @@ from typing import Any, ClassVar
 import asyncpg
 from pgvector.asyncpg import register_vector
 
+from streams.store.vector_search import DEFAULT_TUNING, ScanTuning, session_settings
+
 
 class CountingConnection(asyncpg.Connection):  # type: ignore[misc]
     """Counts the statements it sends, each one round trip to the server (BEGIN and
@@ -15,6 +17,8 @@ class CountingConnection(asyncpg.Connection):  # type: ignore[misc]
     :func:`round_trips` for the worker's metrics and the bench."""
 
     sent: ClassVar[list[int]] = [0]
+    # The vector search settings the session was opened with (streams/store/vector_search.py).
+    session_tuning: ClassVar[ScanTuning | None] = None
 
     async def execute(self, *args: Any, **kwargs: Any) -> Any:
         self.sent[0] += 1
@@ -70,9 +74,15 @@ async def create_pool(
     application_name: str | None = None,
 ) -> Any:  # fmt: skip
     """An asyncpg pool whose connections speak `vector` and `jsonb` natively.
-    ``application_name`` names its sessions in pg_stat_activity (workers: their stage)."""
-    server_settings = {"application_name": application_name} if application_name else None
-    counted = type("PoolConnection", (CountingConnection,), {"sent": [0]})
+    ``application_name`` names its sessions in pg_stat_activity (workers: their stage).
+    Sessions open with the default vector search settings, so searches need no
+    transaction of their own."""
+    server_settings = session_settings()
+    if application_name:
+        server_settings["application_name"] = application_name
+    counted = type(
+        "PoolConnection", (CountingConnection,), {"sent": [0], "session_tuning": DEFAULT_TUNING}
+    )
     return await asyncpg.create_pool(
         database_url, min_size=min_size, max_size=max_size, init=_init_connection,
         reset=_keep_session, server_settings=server_settings, connection_class=counted,

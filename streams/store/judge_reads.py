@@ -31,11 +31,7 @@ from typing import Any
 
 from streams.domain.facts import BAND_SLACK, LiveFact
 from streams.events import DedupedCandidate
-from streams.store.live_facts import (
-    SUBJECT_NEIGHBOURS,
-    live_fact_from_row,
-    newest_live_fact_at,
-)
+from streams.store.live_facts import SUBJECT_NEIGHBOURS, live_fact_from_row
 from streams.store.vector_search import DEFAULT_TUNING, ScanTuning, nearest_per_key
 
 _LIVE = "f.invalid_at IS NULL AND (f.valid_until IS NULL OR f.valid_until > $7)"
@@ -55,23 +51,20 @@ WITH c AS (
     SELECT f.id FROM facts f
     WHERE f.id = ANY($8::bigint[]) AND f.dataset = $1 AND f.project_id = $2 AND {_LIVE}
 )
-SELECT f.id, f.subject, f.predicate, f.object, f.valid_from, f.valid_until,
-       f.object_entity_id, f.stated_at
-FROM facts f JOIN ids USING (id) ORDER BY f.id
+SELECT w.at AS watermark, r.* FROM (
+    SELECT max(created_at) AS at FROM facts
+    WHERE dataset = $1 AND project_id = $2 AND invalid_at IS NULL
+) w LEFT JOIN LATERAL (
+    SELECT f.id, f.subject, f.predicate, f.object, f.valid_from, f.valid_until,
+           f.object_entity_id, f.stated_at
+    FROM facts f JOIN ids USING (id)
+) r ON true ORDER BY r.id
 """
 _BAND_WHERE = (
     "t.dataset = $2 AND t.project_id = $3 AND t.subject = $5"
     " AND t.invalid_at IS NULL AND (t.valid_until IS NULL OR t.valid_until > $4)"
 )
 _BAND_COLUMNS = "t.id"
-
-
-async def band_is_stale(
-    conn: Any, dataset: str, project_id: str, live_facts_as_of: datetime | None
-) -> bool:
-    """Whether facts were written since dedup read the candidates' bands (a redriven or
-    replayed record): the judge then searches them itself."""
-    return await newest_live_fact_at(conn, dataset, project_id) != live_facts_as_of
 
 
 async def search_bands(
@@ -113,11 +106,14 @@ async def conflicting_live_facts(
     candidates: Sequence[DedupedCandidate],
     *,
     now: datetime,
-) -> list[LiveFact]:
+) -> tuple[list[LiveFact], datetime | None]:
     """Live facts sharing a subject with a candidate and a predicate, an object (for a
-    candidate that ends something) or a place in its band, ordered by id."""
+    candidate that ends something) or a place in its band, ordered by id; and the
+    tenant's write watermark (streams/store/live_facts.py newest_live_fact_at), read in
+    the same statement: when it is not the one dedup read the bands at, facts were
+    written since (a redriven or replayed record) and the bands must be searched again."""
     if not candidates:
-        return []
+        return [], None
     rows = await conn.fetch(
         _CONFLICTING,
         dataset,
@@ -129,4 +125,4 @@ async def conflicting_live_facts(
         now,
         sorted({i for c in candidates for i in c.band_neighbours or ()}),
     )
-    return [live_fact_from_row(r) for r in rows]
+    return [live_fact_from_row(r) for r in rows if r["id"] is not None], rows[0]["watermark"]

@@ -80,3 +80,32 @@ async def record_calls(
         " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
         [_row(scope, stage, c) for c in calls],
     )
+
+
+_INSERT_CALLS = (
+    "INSERT INTO llm_calls (dataset, project_id, episode_id, stage, kind, model, request,"
+    " response, input_tokens, output_tokens, latency_ms, attempts, error)"
+    " SELECT {0}, {1}, {2}, {3}, c.* FROM unnest({4}::text[], {5}::text[], {6}::jsonb[],"
+    " {7}::jsonb[], {8}::int[], {9}::int[], {10}::float8[], {11}::int[], {12}::text[]) AS c"
+)
+_PARAM = re.compile(r"\$(\d+)")
+
+
+def with_calls(
+    query: str, args: Sequence[Any], scope: CallScope, stage: str, calls: Sequence[CallRecord]
+) -> tuple[str, list[Any]]:
+    """``query`` (one statement, its parameters ``args``) that also stores ``calls``, as a
+    data-modifying CTE in front of it: the calls are recorded in the same round trip as
+    the statement that follows them, and in its transaction."""
+    if not calls:
+        return query, list(args)
+    first = max((int(n) for n in _PARAM.findall(query)), default=0) + 1
+    names = [f"${first + i}" for i in range(13)]
+    rows = [_row(scope, stage, c) for c in calls]
+    cte = "recorded_calls AS (" + _INSERT_CALLS.format(*names) + ")"
+    columns = [list(column) for column in zip(*(r[4:] for r in rows), strict=True)]
+    stripped = query.lstrip()
+    head = (
+        "WITH " + cte + (", " + stripped[5:] if stripped[:5].upper() == "WITH " else " " + stripped)
+    )
+    return head, [*args, *rows[0][:4], *columns]

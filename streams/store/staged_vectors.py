@@ -8,7 +8,7 @@ older than ``STAGED_VECTORS_TTL`` that no writer consumed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -30,11 +30,16 @@ def stage_args(
 
 
 async def stage(
-    conn: Any, dataset: str, project_id: str, event_id: str, vectors: Sequence[Sequence[float]]
-) -> None:
-    """Stage ``vectors`` as ords 0.. under ``event_id``."""
-    if vectors:
-        await conn.execute(STAGE_SQL, *stage_args(dataset, project_id, event_id, vectors))
+    conn: Any, dataset: str, project_id: str, event_id: str, vectors: Sequence[Sequence[float]],
+    record: Callable[[str, list[Any]], tuple[str, list[Any]]] | None = None,
+) -> None:  # fmt: skip
+    """Stage ``vectors`` as ords 0.. under ``event_id``; ``record`` (llm_calls.with_calls)
+    stores model calls in the same statement."""
+    query, args = STAGE_SQL, list(stage_args(dataset, project_id, event_id, vectors))
+    if record is not None:
+        query, args = record(query, args)
+    if vectors or record is not None:
+        await conn.execute(query, *args)
 
 
 async def stage_some(
@@ -65,5 +70,7 @@ async def read(conn: Any, dataset: str, project_id: str, event_id: str) -> dict[
 
 async def purge_stale(conn: Any, ttl: timedelta = STAGED_VECTORS_TTL) -> int:
     """Delete what no writer consumed within ``ttl``; returns how many rows."""
-    done = await conn.execute("DELETE FROM staged_vectors WHERE created_at < now() - $1", ttl)
+    done = await conn.execute(
+        "DELETE FROM staged_vectors WHERE created_at < now() - $1::interval", ttl
+    )
     return int(done.split()[-1])

@@ -103,7 +103,7 @@ async def test_concurrent_tenants_never_see_each_other(pool: Any) -> None:
                 conn, *t, [probe], [hashed_vector("user works at x", DIM)], band_min=0.0,
                 now=datetime.now(UTC),
             )  # fmt: skip
-            near = await conflicting_live_facts(conn, *t, banded, now=datetime.now(UTC))
+            near, _ = await conflicting_live_facts(conn, *t, banded, now=datetime.now(UTC))
         assert not any(c in f.object for f in near for c in foreign), t
         drops_and_calls = await pool.fetch(
             "SELECT detail || subject || predicate || object AS text FROM fact_drops"

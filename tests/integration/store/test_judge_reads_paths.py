@@ -19,7 +19,7 @@ from pgvector import Vector
 from streams.events import DedupedCandidate, Fact, FactKind
 from streams.model.fakes.scripted import hashed_vector, vector_at_similarity
 from streams.store.db import create_pool
-from streams.store.judge_reads import band_is_stale, conflicting_live_facts, search_bands
+from streams.store.judge_reads import conflicting_live_facts, search_bands
 from streams.store.live_facts import nearest_live_facts, newest_live_fact_at
 from streams.store.vector_search import ScanTuning
 from tests.support.db import TEST_EMBEDDING_DIM, create_fresh_database
@@ -86,7 +86,7 @@ async def test_the_judges_own_search_reads_alike_exact_or_by_index(pool: Any) ->
                 conn, "t", "p", _candidates(), [JOB, SOLD], band_min=0.80, now=NOW,
                 tuning=ScanTuning(exact_below=exact_below),
             )  # fmt: skip
-            live = await conflicting_live_facts(conn, "t", "p", banded, now=NOW)
+            live, _ = await conflicting_live_facts(conn, "t", "p", banded, now=NOW)
         return [f.triple for f in live]
 
     exact = await read(2_000)
@@ -116,15 +116,16 @@ async def test_the_band_dedup_hands_over_reads_like_the_judges_own_search(pool: 
         for i, (c, b) in enumerate(zip(_candidates(), band, strict=True))
     ]  # fmt: skip
     async with pool.acquire() as conn:
-        live = await conflicting_live_facts(conn, "t", "p", handed, now=NOW)
+        live, _ = await conflicting_live_facts(conn, "t", "p", handed, now=NOW)
     assert [f.triple for f in live] == EXPECTED
     assert handed[0].similarity_to(live[2].id) == pytest.approx(0.86, abs=1e-4)
 
 
-async def test_the_band_is_stale_once_a_fact_was_written_since_dedup_read_it(pool: Any) -> None:
+async def test_the_read_carries_the_watermark_dedup_compares_with(pool: Any) -> None:
     async with pool.acquire() as conn:
         as_of = await newest_live_fact_at(conn, "t", "p")
-        assert as_of is not None
-        assert not await band_is_stale(conn, "t", "p", as_of)
-        assert await band_is_stale(conn, "t", "p", as_of - timedelta(microseconds=1))
-        assert await band_is_stale(conn, "t", "p", None)
+        _, watermark = await conflicting_live_facts(conn, "t", "p", _candidates(), now=NOW)
+        _, nothing_matches = await conflicting_live_facts(
+            conn, "t", "p", [DedupedCandidate(fact=_fact("cat", "eats", "fish"))], now=NOW
+        )
+    assert as_of is not None and watermark == as_of == nothing_matches
