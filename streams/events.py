@@ -10,7 +10,7 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 from enum import StrEnum
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -193,6 +193,10 @@ class Dropped(EventModel):
 
 class StageOutput(TenantEvent):
     """What every stage after extraction passes on about the episode it came from."""
+
+    # Encoded without the fields that are None (streams/runtime/codec.py): every such
+    # field defaults to None, and these events are read only by our own stages.
+    omit_none_fields: ClassVar[bool] = True
 
     source_event_id: str
     claim_token: str | None = Field(

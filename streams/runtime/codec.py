@@ -44,7 +44,11 @@ def decode(value: bytes | None, model: type[M], max_bytes: int) -> M:
 
 
 def encode(event: BaseModel, max_bytes: int) -> bytes:
-    data = event.model_dump_json().encode("utf-8")
+    """The event as compact JSON; a model that says ``omit_none_fields`` (the stage
+    outputs, read only by our own stages) leaves out fields that are None, which every
+    reader fills in again as their default."""
+    compact = bool(getattr(type(event), "omit_none_fields", False))
+    data = event.model_dump_json(exclude_none=compact).encode("utf-8")
     if len(data) > max_bytes:
         raise OutputTooLarge(
             f"output {type(event).__name__} is {len(data)} bytes > limit {max_bytes}"

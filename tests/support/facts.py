@@ -25,6 +25,7 @@ from streams.model.fakes.book import answer_pairs
 from streams.model.fakes.scripted import (
     ScriptedEmbedder,
     ScriptedJudge,
+    hashed_vector,
     scripted_models,
 )
 from streams.model.ports import JudgeInput, JudgeOutput
@@ -139,6 +140,16 @@ def judged(
         inserts=list(inserts), invalidations=list(invalidations), closures=list(closures),
         dropped=list(dropped), stated_at=stated_at,
     )  # fmt: skip
+
+
+async def with_staged_inserts(pool: Any, event: FactsJudged) -> FactsJudged:
+    """``event`` with its inserts' vectors staged as dedup stages them (each its sentence's
+    hashed vector), so the writer needs no embedder."""
+    source = f"dedup-of-{event.event_id}"
+    vectors = [hashed_vector(c.fact.sentence(), DIM) for c in event.inserts]
+    await staged_vectors.stage(pool, event.dataset, event.project_id, source, vectors)
+    inserts = [c.model_copy(update={"vector": i}) for i, c in enumerate(event.inserts)]
+    return event.model_copy(update={"inserts": inserts, "vectors_from": source})
 
 
 def ends(fact_id: int, f: Fact, by: int = 0, until: datetime | None = None) -> Invalidation:
