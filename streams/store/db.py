@@ -40,6 +40,10 @@ class CountingConnection(asyncpg.Connection):  # type: ignore[misc]
         self.sent[0] += 1
         return await super().fetchval(*args, **kwargs)
 
+    async def prepare(self, *args: Any, **kwargs: Any) -> Any:
+        self.sent[0] += 2  # preparing it, then executing it
+        return await super().prepare(*args, **kwargs)
+
     async def copy_records_to_table(self, *args: Any, **kwargs: Any) -> Any:
         self.sent[0] += 1
         return await super().copy_records_to_table(*args, **kwargs)

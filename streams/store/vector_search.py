@@ -48,14 +48,16 @@ DEFAULT_TUNING = ScanTuning()
 
 
 def session_settings(tuning: ScanTuning = DEFAULT_TUNING) -> dict[str, str]:
-    """What :func:`configure_search` sets, as the server settings of a session: pools open
-    their connections with these (streams/store/db.py), so a search with the default
-    tuning needs no transaction of its own (three round trips fewer per search)."""
+    """What :func:`configure_search` sets but the plan cache mode, as the server settings
+    of a session: pools open their connections with these (streams/store/db.py), so a
+    search with the default tuning needs no transaction of its own. The plan cache mode
+    stays the server's: forcing custom plans on every statement of a session costs more
+    Postgres CPU than it saves; a search gets its custom plan from a statement prepared
+    for it alone (:func:`_search`)."""
     return {
         "hnsw.iterative_scan": tuning.iterative_scan,
         "hnsw.ef_search": str(int(tuning.ef_search)),
         "hnsw.max_scan_tuples": str(int(tuning.max_scan_tuples)),
-        "plan_cache_mode": "force_custom_plan",
         "work_mem": "64MB",
     }
 
@@ -182,7 +184,10 @@ async def _search(
         f" UNION ALL SELECT i.* FROM ({_index_sql(source, columns, where, k)}) i"
         " WHERE NOT f.small) r ON true ORDER BY r.ord, r.similarity DESC"
     )
-    rows = await conn.fetch(both, vecs, *args)
+    # Prepared afresh, not from the statement cache: a new statement is planned for the
+    # values it is given (the tenant's partial index, its size), never generically.
+    statement = await conn.prepare(both)
+    rows = await statement.fetch(vecs, *args)
     everyone = list(range(len(vecs)))
     collect([r for r in rows if r["ord"] is not None], everyone)
     if rows[0]["exact_path"]:
@@ -193,7 +198,8 @@ async def _search(
             found_per[r["ord"] - 1] = found_per.get(r["ord"] - 1, 0) + 1
     short = [i for i in everyone if found_per.get(i, 0) < k]
     if short:
-        collect(await conn.fetch(exact, [vecs[i] for i in short], *args), short)
+        retry = await conn.prepare(exact)
+        collect(await retry.fetch([vecs[i] for i in short], *args), short)
 
 
 async def nearest_per_key(
