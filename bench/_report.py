@@ -195,9 +195,12 @@ def render(r: dict[str, Any]) -> str:
         rows = [[s, c["sizes"][s]["live_facts"], c["sizes"][s]["episodes"],
                  *[c["sizes"][s]["handler_ms_per_episode"].get(st) for st in STAGE_ORDER],
                  c["sizes"][s]["db_ms_per_episode"], c["sizes"][s]["postgres_cpu_ms_per_episode"],
+                 c["sizes"][s].get("round_trips_per_episode"),
+                 c["sizes"][s].get("stage_topic_bytes_per_episode"),
                  c["sizes"][s]["latency_s_median"]] for s in sizes]  # fmt: skip
         out += _table(["size", "live facts", "episodes", *[f"{s} ms" for s in STAGE_ORDER],
-                       "total ms", "PG CPU ms", "latency s"], rows)  # fmt: skip
+                       "total ms", "PG CPU ms", "round trips", "bytes", "latency s"],
+                      rows)  # fmt: skip
     for key, title in (("a", "instant model run"), ("b", "latency run")):
         calls = (
             (r.get(key) or {}).get("calls")
