@@ -60,7 +60,8 @@ async def sweep(settings: Settings, *, once: bool) -> SweepReport | None:
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, main.cancel)
     try:
-        publish = make_publish(publisher, tolerate=not once)
+        # Failures raise: the looping sweeper isolates and reports them (streams/ops/sweep.py).
+        publish = make_publish(publisher)
         return await run_sweeper(url, settings, publish, once=once)
     except asyncio.CancelledError:
         log.info("sweep: stopped by signal")

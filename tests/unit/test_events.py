@@ -102,17 +102,43 @@ def test_unknown_field_is_refused() -> None:
     reject(episode(surprise=1), "Extra inputs are not permitted")
 
 
-def test_window_backwards() -> None:
-    reject(episode(window={"from_seq": 5, "to_seq": 2}, messages=[]), "is before from_seq")
+def test_a_reversed_window_holds_no_message_and_says_why() -> None:
+    event = EpisodeCompleted.model_validate(episode(window={"from_seq": 5, "to_seq": 2}))
+    assert event.window_messages() == []
+    assert "reversed (to_seq 2 < from_seq 5)" in event.why_empty()
 
 
-def test_message_outside_window() -> None:
-    reject(episode(window={"from_seq": 2, "to_seq": 2}), "lie outside window")
+def test_messages_outside_the_window_are_kept_but_not_read() -> None:
+    event = EpisodeCompleted.model_validate(episode(window={"from_seq": 2, "to_seq": 2}))
+    assert [m.seq for m in event.messages] == [1, 2]
+    assert [m.seq for m in event.window_messages()] == [2]
 
 
-def test_duplicate_seq() -> None:
-    msg = {"seq": 1, "role": "user", "content": "a", "created_at": "2026-01-01T10:00:00Z"}
-    reject(episode(messages=[msg, msg]), "unique and ascending")
+def test_messages_are_read_in_seq_order() -> None:
+    first, second = episode()["messages"]
+    event = EpisodeCompleted.model_validate(episode(messages=[second, first]))
+    assert [m.seq for m in event.window_messages()] == [1, 2]
+
+
+def test_an_event_whose_copy_would_not_fit_is_refused() -> None:
+    """Compact and without the optional fields, it is under the limit; every copy the
+    pipeline makes of it (defaults filled in) would be over it."""
+    payload = episode()
+    payload["messages"] = [
+        {"seq": i, "role": "user", "content": "x" * 19_900, "created_at": "2026-01-01T10:00:00Z"}
+        for i in range(1, 51)
+    ]
+    payload["window"] = {"from_seq": 1, "to_seq": 50}
+    compact = json.dumps(payload, separators=(",", ":")).encode()
+    pad = MAX_EVENT_BYTES - 10 - len(compact)
+    for m in payload["messages"]:  # up to the message limit, message by message
+        more = min(pad, MAX_MESSAGE_CHARS - len(m["content"]))
+        m["content"] += "y" * more
+        pad -= more
+    raw = json.dumps(payload, separators=(",", ":")).encode()
+    assert MAX_EVENT_BYTES - 20 < len(raw) <= MAX_EVENT_BYTES
+    with pytest.raises(ValidationError, match="once encoded with every default filled in"):
+        decode_episode(raw)
 
 
 def test_bad_timestamp() -> None:

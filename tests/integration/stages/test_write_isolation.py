@@ -1,6 +1,6 @@
 """Tenant isolation: many tenants judged and written concurrently, two of them sharing a
-``hashtext`` lock key. They serialise on the same advisory lock, but no row, query or
-trace of one tenant may ever show another's data."""
+32-bit ``hashtext`` (the lock key of earlier versions). No row, query or trace of one
+tenant may ever show another's data."""
 
 from __future__ import annotations
 
