@@ -98,12 +98,12 @@ CASES: list[tuple[str, Any, bool]] = [
         "seq 2^31-1",
         episode(window={"from_seq": 0, "to_seq": 2**31 - 1}, messages=[message(2**31 - 1)]),
         True,
-    ),  # fmt: skip
+    ),
     (
         "seq 2^31",
         episode(window={"from_seq": 0, "to_seq": 2**31 - 1}, messages=[message(2**31)]),
         False,
-    ),  # fmt: skip
+    ),
     ("to_seq 2^31", episode(window={"from_seq": 0, "to_seq": 2**31}), False),
     ("to_seq 10^30", episode(window={"from_seq": 0, "to_seq": 10**30}), False),
     ("window '0'", episode(window={"from_seq": "0", "to_seq": 2}), False),
@@ -130,7 +130,7 @@ CASES: list[tuple[str, Any, bool]] = [
         "completed_at offset without colon",
         episode(completed_at="2026-01-01T10:00:00+0530"),
         False,
-    ),  # fmt: skip
+    ),
     ("completed_at nanoseconds", episode(completed_at="2026-01-01T10:00:00.123456789Z"), True),
     ("completed_at no seconds", episode(completed_at="2026-01-01T10:00Z"), False),
     ("completed_at basic format", episode(completed_at="20260101T100000Z"), False),
@@ -149,12 +149,12 @@ CASES: list[tuple[str, Any, bool]] = [
         "completed_at year 1000 at +14:00",
         episode(completed_at="1000-01-01T00:00:00+14:00"),
         True,
-    ),  # fmt: skip
+    ),
     (
         "completed_at year 9998 at -12:00",
         episode(completed_at="9998-12-31T23:59:59-12:00"),
         True,
-    ),  # fmt: skip
+    ),
     ("completed_at year 9999", episode(completed_at="9999-12-31T23:00:00-05:00"), False),
     ("completed_at year 10000", episode(completed_at="10000-01-01T00:00:00Z"), False),
     ("completed_at Arabic-Indic digits", episode(completed_at="٢٠٢٦-01-01T10:00:00Z"), False),
