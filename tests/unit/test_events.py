@@ -13,6 +13,8 @@ from streams.events import (
     MAX_MESSAGE_CHARS,
     MAX_MESSAGES_PER_EPISODE,
     EpisodeCompleted,
+    Fact,
+    FactsJudged,
     decode_episode,
 )
 
@@ -158,3 +160,23 @@ def test_oversized_bytes_are_refused_before_parsing() -> None:
 def test_not_json() -> None:
     with pytest.raises(ValidationError, match="Invalid JSON"):
         decode_episode(b"{not json")
+
+
+def test_a_stage_fact_never_ends_before_it_starts() -> None:
+    with pytest.raises(ValidationError, match=r"valid_until .* is before valid_from"):
+        Fact.model_validate_json(
+            '{"subject": "user", "predicate": "works at", "object": "acme", "kind": "literal",'
+            ' "confidence": 0.9, "valid_from": "2026-05-01T00:00:00Z",'
+            ' "valid_until": "2025-01-01T00:00:00Z"}'
+        )
+
+
+def test_an_invalidation_must_name_an_insert() -> None:
+    payload = {
+        "dataset": "acme", "project_id": "p1", "episode_id": "e", "source_event_id": "e",
+        "inserts": [], "invalidations": [
+            {"fact_id": 1, "subject": "user", "predicate": "p", "object": "o", "by_candidate": 0}
+        ],
+    }  # fmt: skip
+    with pytest.raises(ValidationError, match="by_candidate \\[0\\], past the 0 inserts"):
+        FactsJudged.model_validate(payload)
