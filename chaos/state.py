@@ -102,7 +102,7 @@ class DeadLetterSeen:
 def _episode_of(value: bytes | None) -> str | None:
     try:
         episode = json.loads(value or b"").get("episode_id")
-    except (ValueError, AttributeError):
+    except (ValueError, AttributeError, RecursionError):  # the corpus nests past the limit
         return None
     return episode if isinstance(episode, str) else None
 

@@ -138,7 +138,7 @@ def render_payload(value: bytes | None, preview_bytes: int = 512) -> tuple[str, 
         return "binary (not UTF-8)", "\n".join(rows) + more
     try:
         return "json", json.dumps(json.loads(text), indent=2, ensure_ascii=False)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past what json can read
         return "text", text
 
 

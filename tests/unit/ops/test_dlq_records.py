@@ -56,6 +56,7 @@ def test_payload_rendering() -> None:
     assert kind == "binary (not UTF-8)"
     assert text.startswith("00000000  ff fe 7b 62 61 64")
     assert render_payload(None)[0] == "empty"
+    assert render_payload(b"[" * 5000 + b"]" * 5000)[0] == "text"  # nested past the limit
 
 
 def test_parts_of_a_split_value_are_one_dead_letter() -> None:
