@@ -8,7 +8,7 @@ language writes it (strings for numbers, naive or epoch times, NUL, numbers past
 database's columns, dates Postgres or Python cannot hold), sizes over the limits (as
 sent, and only once the pipeline re-encodes it), a key that is not the payload's tenant,
 and stage events that break their model (inverted validity, NaN vectors, missing
-winners). ``oddities`` are records that look wrong but are good: they must be processed.
+winners). chaos/oddities.py holds records that look wrong but are good: they must be processed.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def fingerprint(key: bytes | None, value: bytes | None) -> str:
     return f"{(key or b'').decode('utf-8', 'replace')}|{digest.hexdigest()[:16]}"
 
 
-def _episode(dataset: str, project: str, tag: str, **overrides: object) -> dict[str, object]:
+def episode_payload(dataset: str, project: str, tag: str, **overrides: object) -> dict[str, object]:
     base: dict[str, object] = {
         "event_id": f"poison-{tag}", "dataset": dataset, "project_id": project,
         "episode_id": f"poison-{tag}", "session_id": "s-poison",
@@ -86,7 +86,7 @@ def _stage_event(dataset: str, project: str, tag: str, **overrides: object) -> d
 def _copy_over_limit(dataset: str, project: str, limit: int) -> bytes:
     """Compact, without the optional fields, just under ``limit`` as sent: every copy the
     pipeline rebuilds from the ledger (defaults filled in) is over it."""
-    event = _episode(dataset, project, "copy-over-limit")
+    event = episode_payload(dataset, project, "copy-over-limit")
     event.pop("event_id")
     content = 19_000
     n = limit // (content + 100) + 1
@@ -108,7 +108,7 @@ def _episode_poison(dataset: str, project: str) -> list[tuple[str, bytes | None,
     """(name, value, reason) of the input-topic kinds that are valid JSON objects."""
 
     def ep(tag: str, **overrides: object) -> bytes:
-        event = _episode(dataset, project, tag)
+        event = episode_payload(dataset, project, tag)
         event.update(overrides)
         return json.dumps(event).encode()
 
@@ -204,7 +204,7 @@ def corpus(settings: Settings, dataset: str, tenant_keys: list[str]) -> list[Poi
     project = "poison"
     big = "x" * 19_000
     n_big = settings.max_record_bytes // len(big) + 2
-    oversized = _episode(
+    oversized = episode_payload(
         dataset,
         project,
         "oversized",
@@ -222,8 +222,8 @@ def corpus(settings: Settings, dataset: str, tenant_keys: list[str]) -> list[Poi
         ("not-utf8", "episodes.completed", b'{"dataset": "\xff\xfe\xfa", "x": "\xc3\x28"}',
          "not_utf8"),
         ("lone-surrogate", "episodes.completed", b'{"dataset": "\\ud800"}', "bad_json"),
-        ("utf8-bom", "episodes.completed", b"\xef\xbb\xbf" + js(_episode(dataset, project, "bom")),
-         "bad_json"),
+        ("utf8-bom", "episodes.completed",
+         b"\xef\xbb\xbf" + js(episode_payload(dataset, project, "bom")), "bad_json"),
         ("deep-nesting", "episodes.completed", b"[" * 5000 + b"]" * 5000, "bad_json"),
         ("extracted-unknown-field", "facts.extracted",
          js({"dataset": dataset, "project_id": project, "episode_id": "x", "entities": [],
@@ -281,7 +281,7 @@ def corpus(settings: Settings, dataset: str, tenant_keys: list[str]) -> list[Poi
             "key-mismatch",
             "episodes.completed",
             other,
-            js(_episode(dataset, project, "key-mismatch")),
+            js(episode_payload(dataset, project, "key-mismatch")),
             "key_mismatch",
         )
     )
@@ -297,57 +297,3 @@ def corpus(settings: Settings, dataset: str, tenant_keys: list[str]) -> list[Poi
         Poison("stage-key-mismatch", "facts.extracted", other, js(extracted), "key_mismatch")
     )
     return out
-
-
-@dataclass(frozen=True)
-class Oddity:
-    """A record that looks wrong but is a good episode: it must end ``status``."""
-
-    name: str
-    key: bytes | None
-    value: bytes
-    status: str  # the extraction status it must end with
-    headers: tuple[tuple[str, bytes], ...] = ()
-    episode_id: str = ""
-
-
-def oddities(dataset: str, project: str, say: str) -> list[Oddity]:
-    """Good episodes written oddly, of tenant ``dataset:project``; ``say`` is a user line
-    the model extracts a fact from."""
-    tenant = f"{dataset}:{project}".encode()
-
-    def ep(tag: str, **overrides: object) -> dict[str, object]:
-        base = _episode(dataset, project, tag, **overrides)
-        base["episode_id"] = f"odd-{tag}"
-        base["messages"] = overrides.get("messages") or [  # type: ignore[assignment]
-            {"seq": 0, "role": "user", "content": say, "created_at": "2026-01-01T00:00:00Z"}
-        ]
-        return base
-
-    def odd(
-        tag: str,
-        status: str,
-        payload: dict[str, object],
-        key: bytes | None = tenant,
-        headers: tuple[tuple[str, bytes], ...] = (),
-    ) -> Oddity:
-        return Oddity(tag, key, json.dumps(payload).encode(), status, headers, f"odd-{tag}")
-
-    line = {"role": "user", "content": say, "created_at": "2026-01-01T00:00:00Z"}
-    no_id = ep("no-event-id")
-    no_id.pop("event_id")
-    return [
-        odd("null-key", "done", ep("null-key"), key=None),
-        odd("forged-release", "done", ep("forged-release"),
-            headers=(("factstream-release-claim", b"not-a-claim"),
-                     ("factstream-release-reason", b"forged"))),
-        odd("no-event-id", "done", no_id),
-        odd("unsorted", "done", ep("unsorted", window={"from_seq": 0, "to_seq": 1},
-                                   messages=[{"seq": 1, **line}, {"seq": 0, **line}])),
-        odd("outside-window", "done", ep("outside-window", window={"from_seq": 1, "to_seq": 1},
-                                         messages=[{"seq": 0, **line}, {"seq": 1, **line}])),
-        odd("reversed-window", "skipped", ep("reversed-window",
-                                             window={"from_seq": 5, "to_seq": 1})),
-        odd("offset-times", "done", ep("offset-times",
-                                       completed_at="2026-01-01T05:30:00.123456789+05:30")),
-    ]  # fmt: skip

@@ -1,4 +1,4 @@
-"""The poison corpus (chaos/poison.py) through all six workers and the sweeper.
+"""The poison corpus (chaos/poison.py, chaos/oddities.py) through all six workers and the sweeper.
 
 Fifty-odd kinds of bad records, interleaved with good episodes on the same keys and
 partitions, plus good episodes written oddly (no key, a forged release header, no
@@ -21,7 +21,8 @@ from typing import Any
 import pytest
 from confluent_kafka import Producer
 
-from chaos.poison import Poison, corpus, fingerprint, oddities
+from chaos.oddities import oddities
+from chaos.poison import Poison, corpus, fingerprint
 from streams.cli.sweep import make_publish
 from streams.events import EpisodeCompleted, decode_episode
 from streams.kafka.admin import admin_client
