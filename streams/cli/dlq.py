@@ -109,8 +109,8 @@ def dlq_show(
             continue
         table.add_row(name, raw.decode("utf-8", "replace"))
     out.print(table)
-    kind, text = dlq.render_payload(rec.value)
-    size = 0 if rec.value is None else len(rec.value)
+    kind, text = dlq.render_payload(letter.value)  # every part joined
+    size = 0 if letter.value is None else len(letter.value)
     out.print(f"[bold]payload[/bold] ({kind}, {size} bytes):")
     out.print(text, markup=False, highlight=False)
 

@@ -33,8 +33,9 @@ log = logging.getLogger(__name__)
 def make_publish(publisher: Publisher, *, tolerate: bool = False) -> Publish:
     """The sweep's publish callable: send every event and wait for the broker.
 
-    A loss raises PublishError, unless ``tolerate``: the looping sweeper logs it and goes
-    on, since the episodes stay failed/pending in the ledger and a later pass sends them.
+    A loss raises PublishError, unless ``tolerate`` (it is then only logged). The sweeper
+    runs it untolerated: the loop isolates and reports each failed episode itself
+    (streams/ops/sweep.py), and ``--once`` fails with the error.
     """
 
     def publish(events: Sequence[EpisodeCompleted]) -> None:
@@ -60,7 +61,8 @@ async def sweep(settings: Settings, *, once: bool) -> SweepReport | None:
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, main.cancel)
     try:
-        publish = make_publish(publisher, tolerate=not once)
+        # Failures raise: the looping sweeper isolates and reports them (streams/ops/sweep.py).
+        publish = make_publish(publisher)
         return await run_sweeper(url, settings, publish, once=once)
     except asyncio.CancelledError:
         log.info("sweep: stopped by signal")

@@ -12,10 +12,12 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import signal
 from typing import Annotated, Any
 
 import typer
 from prometheus_client import CollectorRegistry
+from pydantic import ValidationError
 
 from streams.errors import ConfigError
 from streams.model.metered import ModelMetrics, metered
@@ -64,9 +66,24 @@ async def run_worker(
 ) -> int:
     pool: Any = None
     if settings.database_url is not None:
-        from streams.store.db import create_pool, round_trips
+        from streams.store.db import round_trips, wait_for_pool
 
-        pool = await create_pool(settings.require_database_url(), application_name=pool_name)
+        # A worker started before Postgres (a restart of both, compose) waits for it;
+        # SIGTERM/SIGINT end the wait.
+        waiting = asyncio.ensure_future(
+            wait_for_pool(settings.require_database_url(), application_name=pool_name)
+        )
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, waiting.cancel)
+        try:
+            pool = await waiting
+        except asyncio.CancelledError:
+            log.info("stopped while waiting for Postgres")
+            return 0
+        finally:
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                loop.remove_signal_handler(sig)
     try:
         registry = CollectorRegistry()  # the worker's metrics: runtime, models, pool
         meter = ModelMetrics(registry)
@@ -136,12 +153,13 @@ def worker_command(
     logging.getLogger("librdkafka").setLevel(logging.WARNING)
     try:
         factory = factory_of(stage, stage_factory)
-    except (ConfigError, ImportError, AttributeError) as exc:
+        settings = load_settings()
+    except (ConfigError, ImportError, AttributeError, ValidationError) as exc:
         log.error("cannot start worker: %s", exc)
         raise typer.Exit(2) from exc
     code = asyncio.run(
         run_worker(
-            load_settings(),
+            settings,
             factory,
             group=group,
             instance_id=instance_id,

@@ -19,6 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from streams.dev.proc import DevInfraError, pid_alive, terminate
+from streams.store.db import redact
+
+__all__ = ["redact"]
 
 PG_MAJOR = 18
 
@@ -129,13 +132,3 @@ def ensure_vector(url: str, timeout_s: float = 60.0) -> str:
         time.sleep(0.5)
     msg = f"Postgres at {redact(url)} did not answer within {timeout_s:.0f} s: {last}"
     raise DevInfraError(msg)
-
-
-def redact(url: str) -> str:
-    """The URL without its password, for messages."""
-    scheme, sep, rest = url.partition("://")
-    if not sep or "@" not in rest:
-        return url
-    creds, _, host = rest.rpartition("@")
-    user, _, password = creds.partition(":")
-    return f"{scheme}://{user}:***@{host}" if password else url

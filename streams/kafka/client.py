@@ -14,7 +14,7 @@ from typing import Any
 from confluent_kafka import KafkaException
 from confluent_kafka.admin import AdminClient
 
-from streams.settings import Settings
+from streams.settings import Settings, producer_max_bytes
 
 KafkaFailure = KafkaException
 # librdkafka's own log lines go to this logger instead of stderr.
@@ -46,6 +46,7 @@ def producer_config(settings: Settings, **overrides: Any) -> dict[str, Any]:
         "allow.auto.create.topics": False,
         "partitioner": "murmur2_random",
         "linger.ms": 5,
+        "message.max.bytes": producer_max_bytes(settings.max_record_bytes),
         "compression.type": "zstd",
         "logger": LIBRDKAFKA_LOG,
         **overrides,

@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 from typing import Any, ClassVar
 
 import asyncpg
 from pgvector.asyncpg import register_vector
 
+from streams.backoff import Backoff
+from streams.errors import is_transient
 from streams.store.vector_search import DEFAULT_TUNING, ScanTuning, session_settings
+
+log = logging.getLogger(__name__)
+# Between attempts to reach Postgres at start-up: 0.5 s, 1 s, 2 s ... up to 30 s.
+_START_BACKOFF = Backoff(0.5, 30.0, jitter=False)
 
 
 class CountingConnection(asyncpg.Connection):  # type: ignore[misc]
@@ -91,6 +99,47 @@ async def create_pool(
         database_url, min_size=min_size, max_size=max_size, init=_init_connection,
         reset=_keep_session, server_settings=server_settings, connection_class=counted,
     )  # fmt: skip
+
+
+async def wait_for_pool(
+    database_url: str, *, min_size: int = 1, max_size: int = 10,
+    application_name: str | None = None,
+) -> Any:  # fmt: skip
+    """:func:`create_pool`, waiting while Postgres cannot be reached (down, starting, no
+    socket yet): one log line per attempt, with backoff, until it answers. An error that
+    waiting cannot cure (a wrong password, a missing database) is raised at once."""
+    attempt = 0
+    while True:
+        try:
+            return await create_pool(
+                database_url, min_size=min_size, max_size=max_size,
+                application_name=application_name,
+            )  # fmt: skip
+        except Exception as exc:
+            if not is_transient(exc):
+                raise
+            attempt += 1
+            delay = _START_BACKOFF.delay(attempt)
+            log.warning(
+                "waiting for Postgres at %s (%s: %s); trying again in %.1fs",
+                redact(database_url), type(exc).__name__, _first_line(exc), delay,
+            )  # fmt: skip
+            await asyncio.sleep(delay)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0][:200] if text else "no message"
+
+
+def redact(url: str) -> str:
+    """The URL without its password, for messages."""
+    scheme, sep, rest = url.partition("://")
+    if not sep or "@" not in rest:
+        return url
+    creds, _, host = rest.rpartition("@")
+    user, _, password = creds.partition(":")
+    return f"{scheme}://{user}:***@{host}" if password else url
 
 
 async def connect(database_url: str) -> Any:

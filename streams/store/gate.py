@@ -22,9 +22,7 @@ from typing import Any
 
 from streams.events import EpisodeCompleted
 from streams.store.episodes import EPISODE_COLUMNS, EPISODE_KEY, episode_from_row
-
-# pg_advisory_xact_lock(int4, int4) keys live apart from the writer's one-bigint keys.
-GATE_LOCK_CLASS = 0x67617465  # "gate"
+from streams.store.locks import gate_lock
 
 _FRESH_IN_FLIGHT = """EXISTS (
     SELECT 1 FROM episodes p WHERE p.dataset = $1 AND p.project_id = $2
@@ -68,10 +66,7 @@ async def claim_next(
     taken: :func:`release_dead_lettered` and :func:`mark_semantic_done` act only on the
     claim their record belongs to (migration 008)."""
     async with conn.transaction():
-        await conn.execute(
-            "SELECT pg_advisory_xact_lock($1, hashtext($2))",
-            GATE_LOCK_CLASS, f"{dataset}:{project_id}",
-        )  # fmt: skip
+        await conn.execute(f"SELECT {gate_lock('$1')}", f"{dataset}:{project_id}")
         row = None
         if record is not None:
             row = await conn.fetchrow(
@@ -112,6 +107,16 @@ async def next_to_release(
         dataset, project_id, claim_timeout_s,
     )  # fmt: skip
     return None if row is None else episode_from_row(row)
+
+
+async def oldest_queued(conn: Any, dataset: str, project_id: str) -> str | None:
+    """The id of the tenant's oldest queued episode, whether or not it can be rebuilt."""
+    found: str | None = await conn.fetchval(
+        "SELECT episode_id FROM episodes WHERE dataset = $1 AND project_id = $2"
+        " AND semantic_status = 'queued' ORDER BY arrival_seq LIMIT 1",
+        dataset, project_id,
+    )  # fmt: skip
+    return found
 
 
 async def mark_semantic_skipped(

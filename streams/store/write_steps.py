@@ -27,6 +27,14 @@ _TRIPLES = (
 )
 _TENANT = "dataset = $1 AND project_id = $2"
 _CURRENT = "(valid_until IS NULL OR valid_until > $3)"
+# Ids a record names are kept only when they are this tenant's rows: a forged or stale
+# record may name another tenant's entity or fact (or none), which would link across
+# tenants or fail the foreign key; such an id is stored as unknown (NULL).
+_OWN_IDS = (
+    "SELECT (SELECT id FROM entities WHERE id = t.se AND dataset = $1 AND project_id = $2) AS se,"
+    " (SELECT id FROM entities WHERE id = t.oe AND dataset = $1 AND project_id = $2) AS oe,"
+    " (SELECT id FROM facts WHERE id = t.eb AND dataset = $1 AND project_id = $2) AS eb"
+)
 _ON_OPEN_CONFLICT = (
     " ON CONFLICT (dataset, project_id, subject, predicate, object)"
     " WHERE invalid_at IS NULL AND valid_until IS NULL DO NOTHING RETURNING id"
@@ -165,13 +173,14 @@ class EpisodeWriter:
         rows = await self.conn.fetch(
             "WITH staged AS (DELETE FROM staged_vectors WHERE dataset = $1 AND project_id = $2"
             " AND event_id = $18 RETURNING ord, embedding)"
-            f" INSERT INTO facts ({COLUMNS}) SELECT $1, $2, s, p, o, k, se, oe, conf, q, $4,"
-            " COALESCE(e, staged.embedding), vf, vu, $3, $5, NULL, eb,"
-            " CASE WHEN eb IS NOT NULL THEN 'superseded' END, ut"
+            f" INSERT INTO facts ({COLUMNS}) SELECT $1, $2, s, p, o, k, own.se, own.oe, conf, q,"
+            " $4, COALESCE(e, staged.embedding), vf, vu, $3, $5, NULL, own.eb,"
+            " CASE WHEN own.eb IS NOT NULL THEN 'superseded' END, ut"
             " FROM unnest($6::text[], $7::text[], $8::text[], $9::text[], $10::bigint[],"
             " $11::bigint[], $12::real[], $13::text[], $14::vector[], $15::timestamptz[],"
             " $16::timestamptz[], $17::bigint[], $19::text[], $20::int[]) WITH ORDINALITY"
             " AS t(s, p, o, k, se, oe, conf, q, e, vf, vu, eb, ut, vr, n)"
+            f" CROSS JOIN LATERAL ({_OWN_IDS}) AS own"
             " LEFT JOIN staged ON staged.ord = t.vr ORDER BY n"
             + _ON_OPEN_CONFLICT
             + ", subject, predicate, object, embedding IS NULL AS unembedded",

@@ -1,7 +1,8 @@
 """The writer's transaction (seed "Step 5, Write"): one judged episode, all or nothing.
 
-One READ COMMITTED transaction per event. Its first statement takes
-``pg_advisory_xact_lock(hashtext('<dataset>:<project_id>'))`` and, in the same statement
+One READ COMMITTED transaction per event. Its first statement takes the tenant's
+advisory lock (``pg_advisory_xact_lock(hashtextextended('<dataset>:<project_id>', 0))``,
+streams/store/locks.py) and, in the same statement
 and before the lock, sets ``lock_timeout`` / ``statement_timeout`` for the transaction, so
 the lock wait itself is bounded (a timeout is sqlstate 55P03: transient, retried). Under
 the lock, in order:
@@ -32,6 +33,7 @@ from typing import Any
 from streams.events import Dropped, FactsJudged
 from streams.store.consumed_offsets import ConsumedOffsets, ConsumedRecord
 from streams.store.gate import mark_semantic_done
+from streams.store.locks import writer_lock
 from streams.store.write_steps import EpisodeWriter, VectorsMissing, WriteResult
 
 __all__ = ["VectorsMissing", "WriteResult", "write_judged"]
@@ -41,7 +43,7 @@ OFFSETS = ConsumedOffsets()
 
 _LOCK = (
     "SELECT set_config('lock_timeout', $2, true), set_config('statement_timeout', $3, true),"
-    " pg_advisory_xact_lock(hashtext($1)), clock_timestamp() AS now"
+    f" {writer_lock('$1')}, clock_timestamp() AS now"
 )
 
 

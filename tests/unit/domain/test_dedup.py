@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 
 from streams.domain import dedup as dl
 from streams.domain.facts import LiveFact
@@ -62,8 +62,8 @@ def test_exact_match_with_valid_until_is_a_closure_not_a_drop() -> None:
 
 
 def test_a_closure_already_recorded_is_a_plain_duplicate() -> None:
-    naive_may = MAY.replace(tzinfo=None)  # same instant, taken as UTC
-    facts = [lit("user", "drives", "honda civic", until=naive_may)]
+    may_in_oslo = MAY.astimezone(timezone(timedelta(hours=2)))  # same instant, another offset
+    facts = [lit("user", "drives", "honda civic", until=may_in_oslo)]
     known = {("user", "drives", "honda civic"): [live(9, "user", "drives", "honda civic", MAY)]}
     out = dl.exact_pass(facts, known, stated_at=NOW, now=NOW)
     assert out.closures == [] and [d.reason for d in out.dropped] == ["exact_duplicate"]
