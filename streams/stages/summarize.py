@@ -27,7 +27,7 @@ from streams.stages.base import PipelineStage
 from streams.stages.embed_batch import unusable_vectors
 from streams.stages.release import RELEASE_HEADERS
 from streams.store import episodes
-from streams.store.llm_calls import record_calls
+from streams.store.llm_calls import record_calls, with_calls
 
 log = logging.getLogger(__name__)
 
@@ -163,11 +163,15 @@ class SummarizeStage(PipelineStage[EpisodeCompleted]):
         error: str = "",
     ) -> None:
         key = (scope.dataset, scope.project_id, scope.episode_id)
+        if vector is not None:  # done: one statement stores the calls and the outcome
+            async with self.deps.pool.acquire() as conn:
+                await episodes.save_summary_embedding(
+                    conn, *key, vector, summary=summary,
+                    record=lambda q, a: with_calls(q, a, scope, STAGE, calls),
+                )  # fmt: skip
+            return
         async with self.deps.pool.acquire() as conn, conn.transaction():
             await record_calls(conn, scope, STAGE, calls)
-            if vector is not None:
-                await episodes.save_summary_embedding(conn, *key, vector, summary=summary)
-                return
             if summary is not None:
                 await episodes.save_summary(conn, *key, summary)
             await episodes.mark_summary_failed(conn, *key, error)

@@ -6,11 +6,12 @@ prompt. "Live" is the DESIGN's definition: not invalidated and not past valid_un
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
 from streams.events import USER_ENTITY, EntityType
+from streams.store.statements import Rider
 
 # Live facts that name an entity other than the user alone; the predicate of the partial
 # index facts_live_entity_links (migration 011), spelled the same so the planner uses it.
@@ -175,7 +176,7 @@ async def _entity_names(conn: Any, dataset: str, project_id: str, limit: int) ->
 
 async def load_entity_types(
     conn: Any, dataset: str, project_id: str, names: Collection[str],
-    record: Callable[[str, list[Any]], tuple[str, list[Any]]] | None = None,
+    record: Rider | None = None,
 ) -> dict[str, EntityType]:  # fmt: skip
     """For the guards, about exactly the names a graph mentions: their stored types.
     ``record`` (streams/store/llm_calls.py with_calls) stores model calls in the same
@@ -195,7 +196,7 @@ async def load_entity_types(
 
 async def load_user_linked(
     conn: Any, dataset: str, project_id: str, names: Collection[str],
-    record: Callable[[str, list[Any]], tuple[str, list[Any]]] | None = None,
+    record: Rider | None = None,
 ) -> frozenset[str]:  # fmt: skip
     """Which of ``names`` the user is linked to by a live stored relationship; ``record``
     as for :func:`load_entity_types`."""

@@ -21,6 +21,7 @@ from pydantic import ValidationError
 
 from streams.errors import PoisonError
 from streams.events import EpisodeCompleted, Message, Window
+from streams.store.statements import Rider
 
 # One episode: its key in WHERE ($1-$3), and the columns episode_from_row reads.
 EPISODE_KEY = "dataset = $1 AND project_id = $2 AND episode_id = $3"
@@ -215,14 +216,19 @@ async def save_summary(
 async def save_summary_embedding(
     conn: Any, dataset: str, project_id: str, episode_id: str, embedding: list[float],
     *, summary: str | None = None,
+    record: Rider | None = None,
 ) -> None:  # fmt: skip
     """The last step of the summary: the embedding (with a new summary, if given) lands
-    and the status is done."""
-    await conn.execute(
+    and the status is done; ``record`` (llm_calls.with_calls) stores the model calls in
+    the same statement."""
+    query = (
         "UPDATE episodes SET summary_embedding = $4, summary = COALESCE($5, summary),"
-        f" status = 'done', last_error = NULL, updated_at = now() WHERE {EPISODE_KEY}",
-        dataset, project_id, episode_id, embedding, summary,
-    )  # fmt: skip
+        f" status = 'done', last_error = NULL, updated_at = now() WHERE {EPISODE_KEY}"
+    )
+    args: list[Any] = [dataset, project_id, episode_id, embedding, summary]
+    if record is not None:
+        query, args = record(query, args)
+    await conn.execute(query, *args)
 
 
 async def mark_summary_failed(

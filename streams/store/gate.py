@@ -23,6 +23,7 @@ from typing import Any
 from streams.events import EpisodeCompleted
 from streams.store.episodes import EPISODE_COLUMNS, EPISODE_KEY, episode_from_row
 from streams.store.locks import gate_lock
+from streams.store.statements import Rider
 
 _FRESH_IN_FLIGHT = """EXISTS (
     SELECT 1 FROM episodes p WHERE p.dataset = $1 AND p.project_id = $2
@@ -183,8 +184,9 @@ async def release_claim(conn: Any, event: EpisodeCompleted, worker_id: str) -> b
 
 
 async def mark_semantic_done(
-    conn: Any, dataset: str, project_id: str, episode_id: str, claim_token: str | None = None
-) -> None:
+    conn: Any, dataset: str, project_id: str, episode_id: str, claim_token: str | None = None,
+    record: Rider | None = None,
+) -> None:  # fmt: skip
     """The writer, inside its transaction: the episode's facts are committed; this also
     opens the per-tenant gate (the writer then wakes :func:`next_to_release`).
 
@@ -193,11 +195,15 @@ async def mark_semantic_done(
     the new claim is still in flight (its facts still land; the new claim's are then
     dropped as duplicates). A claim released after a dead letter (``failed``) whose record
     was redriven and written ends ``done``. A newer version of the episode that arrived
-    while it was in flight (a later completed_at) is queued again."""
-    await conn.execute(
+    while it was in flight (a later completed_at) is queued again. ``record`` puts another
+    write in the same statement (streams/store/statements.py: the writer's drops)."""
+    query = (
         "UPDATE episodes SET semantic_last_error = NULL, newer_version_pending = false,"
         " semantic_status = CASE WHEN newer_version_pending THEN 'queued' ELSE 'done' END,"
         f" claimed_at = NULL, updated_at = now() WHERE {EPISODE_KEY}"
-        " AND ($4::text IS NULL OR claim_token IS NULL OR claim_token = $4)",
-        dataset, project_id, episode_id, claim_token,
-    )  # fmt: skip
+        " AND ($4::text IS NULL OR claim_token IS NULL OR claim_token = $4)"
+    )
+    args: list[Any] = [dataset, project_id, episode_id, claim_token]
+    if record is not None:
+        query, args = record(query, args)
+    await conn.execute(query, *args)

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from streams.model.ports import CallRecord, CallScope
+from streams.store.statements import with_write
 
 REPLACEMENT = "\ufffd"
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
@@ -85,27 +86,19 @@ async def record_calls(
 _INSERT_CALLS = (
     "INSERT INTO llm_calls (dataset, project_id, episode_id, stage, kind, model, request,"
     " response, input_tokens, output_tokens, latency_ms, attempts, error)"
-    " SELECT {0}, {1}, {2}, {3}, c.* FROM unnest({4}::text[], {5}::text[], {6}::jsonb[],"
-    " {7}::jsonb[], {8}::int[], {9}::int[], {10}::float8[], {11}::int[], {12}::text[]) AS c"
+    " SELECT $1, $2, $3, $4, c.* FROM unnest($5::text[], $6::text[], $7::jsonb[], $8::jsonb[],"
+    " $9::int[], $10::int[], $11::float8[], $12::int[], $13::text[]) AS c"
 )
-_PARAM = re.compile(r"\$(\d+)")
 
 
 def with_calls(
     query: str, args: Sequence[Any], scope: CallScope, stage: str, calls: Sequence[CallRecord]
 ) -> tuple[str, list[Any]]:
-    """``query`` (one statement, its parameters ``args``) that also stores ``calls``, as a
-    data-modifying CTE in front of it: the calls are recorded in the same round trip as
-    the statement that follows them, and in its transaction."""
+    """``query`` (one statement, its parameters ``args``) that also stores ``calls``: the
+    calls are recorded in the same round trip as the statement that follows them, and in
+    its transaction."""
     if not calls:
         return query, list(args)
-    first = max((int(n) for n in _PARAM.findall(query)), default=0) + 1
-    names = [f"${first + i}" for i in range(13)]
     rows = [_row(scope, stage, c) for c in calls]
-    cte = "recorded_calls AS (" + _INSERT_CALLS.format(*names) + ")"
     columns = [list(column) for column in zip(*(r[4:] for r in rows), strict=True)]
-    stripped = query.lstrip()
-    head = (
-        "WITH " + cte + (", " + stripped[5:] if stripped[:5].upper() == "WITH " else " " + stripped)
-    )
-    return head, [*args, *rows[0][:4], *columns]
+    return with_write(query, args, "recorded_calls", _INSERT_CALLS, [*rows[0][:4], *columns])

@@ -8,11 +8,13 @@ older than ``STAGED_VECTORS_TTL`` that no writer consumed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
 
 from pgvector import Vector
+
+from streams.store.statements import Rider
 
 STAGED_VECTORS_TTL = timedelta(days=1)
 
@@ -31,7 +33,7 @@ def stage_args(
 
 async def stage(
     conn: Any, dataset: str, project_id: str, event_id: str, vectors: Sequence[Sequence[float]],
-    record: Callable[[str, list[Any]], tuple[str, list[Any]]] | None = None,
+    record: Rider | None = None,
 ) -> None:  # fmt: skip
     """Stage ``vectors`` as ords 0.. under ``event_id``; ``record`` (llm_calls.with_calls)
     stores model calls in the same statement."""
