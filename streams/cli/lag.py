@@ -21,7 +21,7 @@ from streams.runtime import jsonlog
 def nothing_to_read(report: list[StageLag]) -> str | None:
     """Why there is nothing to read, when no topic of the chosen stages exists."""
     if report and all(s.error is not None for s in report):
-        topics = ", ".join(s.topic for s in report)
+        topics = ", ".join(dict.fromkeys(s.topic for s in report))
         return f"none of the topics exists ({topics}); create them with `factstream topics create`"
     return None
 
@@ -88,14 +88,15 @@ def lag_command(
     require_cluster(settings)
     while True:
         report = collect_lag(settings, admin, stages, group_of)
+        why = nothing_to_read(report)
         if as_json:
             print_json(lag_as_json(report))
-        else:
+        elif why is None or watch is not None:
             if watch is not None:
                 out.clear()
             out.print(lag_table(report, all_partitions))
         if watch is None:
-            if (why := nothing_to_read(report)) is not None:
+            if why is not None:
                 say_error(why)
                 raise typer.Exit(1)
             return

@@ -2,6 +2,8 @@
 
 Every command is thin: it parses, calls streams.ops / streams.dev / streams.demo, and
 prints with streams/cli/console.py (settings are read once there, by ``settings_of``).
+The group runs each command inside streams/cli/faults.py, which turns an unusable service
+or a wrong setting into one line and an exit code.
 To add a command, write it in its own module here and register it below.
 """
 

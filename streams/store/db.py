@@ -18,6 +18,7 @@ from pgvector.asyncpg import register_vector
 from streams.errors import ConfigError, InfraError
 
 CONNECT_TIMEOUT_S = 10.0
+POOL_CONNECT_TIMEOUT_S = 60.0  # asyncpg's own default, kept for the workers' pools
 _HINT = "is it running? Start it (`factstream dev up`) or point FACTSTREAM_DATABASE_URL at it"
 
 
@@ -54,7 +55,7 @@ def redact_url(url: str) -> str:
         return "<unparsable database URL>"
 
 
-def _connect_error(exc: BaseException, url: str) -> InfraError | None:
+def _connect_error(exc: BaseException, url: str, timeout_s: float) -> InfraError | None:
     """The error to raise for a failed connection attempt (None: not a connection failure)."""
     where = f"Postgres at {redact_url(url)}"
     if isinstance(exc, asyncpg.InvalidCatalogNameError):
@@ -71,6 +72,8 @@ def _connect_error(exc: BaseException, url: str) -> InfraError | None:
         (OSError, TimeoutError, asyncpg.CannotConnectNowError, asyncpg.TooManyConnectionsError),
     ):
         reason = str(exc) or type(exc).__name__
+        if isinstance(exc, TimeoutError) and not str(exc):
+            reason = f"no answer within {timeout_s:.0f} s"
         return DatabaseUnreachable(f"{where} is unreachable ({reason}); {_HINT}")
     return None
 
@@ -106,7 +109,7 @@ async def create_pool(
             reset=_keep_session, server_settings=server_settings,
         )  # fmt: skip
     except Exception as exc:
-        if (clear := _connect_error(exc, database_url)) is not None:
+        if (clear := _connect_error(exc, database_url, POOL_CONNECT_TIMEOUT_S)) is not None:
             raise clear from exc
         raise
 
@@ -119,7 +122,7 @@ async def connect(
     try:
         conn = await asyncpg.connect(database_url, timeout=timeout_s)
     except Exception as exc:
-        if (clear := _connect_error(exc, database_url)) is not None:
+        if (clear := _connect_error(exc, database_url, timeout_s)) is not None:
             raise clear from exc
         raise
     if codecs:

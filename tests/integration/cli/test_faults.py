@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -162,3 +164,29 @@ def test_a_worker_refuses_a_database_it_cannot_use(
     (line,) = json_lines(ran.stderr)
     assert line["level"] == "error" and line["stage"] == "write"
     assert str(line["msg"]).startswith("cannot start worker: ") and says in str(line["msg"])
+
+
+@pytest.fixture
+def silent_port() -> Iterator[int]:
+    """A port that takes connections and never answers (a firewall that drops, a hung host)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen(64)
+        yield int(s.getsockname()[1])
+
+
+@pytest.mark.parametrize("service", ["kafka", "postgres"])
+def test_an_address_that_never_answers_is_given_up_on_after_10_s(
+    service: str, silent_port: int, database_url: str, kafka_bootstrap: str
+) -> None:
+    address = f"127.0.0.1:{silent_port}"
+    if service == "kafka":
+        ran = run(["topics", "list"], env_of(address, database_url))
+        expected = f"Kafka at {address} is unreachable (no answer within 10 s)"
+    else:
+        ran = run(["facts", "d", "p"], env_of(kafka_bootstrap, f"postgresql://u@{address}/db"))
+        expected = f"Postgres at postgresql://u@{address}/db is unreachable (no answer within 10 s)"
+
+    assert ran.code == 1, ran
+    assert expected in one_error_line(ran.stderr)
+    assert ran.seconds < 25  # not the 30 s (Kafka) or 60 s (asyncpg) of the clients
