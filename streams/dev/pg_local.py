@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from streams.dev.proc import DevInfraError, pid_alive, terminate
-from streams.store.db import redact
+from streams.store.db import redact_url as redact
 
 __all__ = ["redact"]
 
@@ -106,6 +106,21 @@ def _run(coro_factory: Any) -> Any:
     if "error" in box:
         raise box["error"]
     return box.get("value")
+
+
+def answers(url: str, timeout_s: float = 3.0) -> bool:
+    """True when a Postgres at ``url`` accepts a connection within ``timeout_s``."""
+    from streams.store.db import connect
+
+    async def attempt() -> None:
+        conn = await connect(url, codecs=False, timeout_s=timeout_s)
+        await conn.close()
+
+    try:
+        _run(attempt)
+    except Exception:
+        return False
+    return True
 
 
 def ensure_vector(url: str, timeout_s: float = 60.0) -> str:

@@ -23,7 +23,7 @@ from streams.events import FactsJudged
 from streams.runtime.stage import RecordContext, StageDeps
 from streams.stages.write import create_stage
 from streams.store.db import create_pool
-from tests.support.db import create_fresh_database
+from tests.support.db import TEST_EMBEDDING_DIM, create_fresh_database
 from tests.support.events import new_tenant
 from tests.support.facts import cand, ends, fact, judged, with_staged_inserts
 from tests.support.runtime import (
@@ -125,6 +125,7 @@ async def test_kill_9_between_db_commit_and_kafka_commit(
             kafka_bootstrap,
             prefix,
             FACTSTREAM_DATABASE_URL=url,
+            FACTSTREAM_EMBEDDING_DIM=TEST_EMBEDDING_DIM,  # the database's: others are refused
             FACTSTREAM_TEST_CRASH_EPISODE="e2",
             FACTSTREAM_TEST_CRASH_MARKER=str(tmp_path / "crashed"),
         )

@@ -36,7 +36,7 @@ def test_a_worker_waits_for_postgres_and_stops_on_sigterm(tmp_path: Path) -> Non
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 0, output
-    waits = [line for line in output.splitlines() if "waiting for Postgres at" in line]
+    waits = [line for line in output.splitlines() if "waiting" in line and "Postgres at" in line]
     assert len(waits) >= 2, output  # backing off, trying again
     assert "secret" not in output and "***" in waits[0]  # the password is not shown
     assert "Traceback" not in output
