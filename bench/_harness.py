@@ -99,12 +99,21 @@ class Worker:
     ps: psutil.Process
     peak_rss: int = 0
 
-    def handler(self) -> tuple[float, float]:
-        """(records handled, handler seconds) so far, from the processing histogram."""
+    def counters(self) -> dict[str, float]:
+        """Records handled, handler seconds, database round trips and bytes produced per
+        topic (``bytes:<topic>``) so far, from the worker's /metrics."""
         m = _scrape(self.port)
         key = f"{{stage={self.stage}}}"
-        return (m.get(f"factstream_processing_seconds_count{key}", 0.0),
-                m.get(f"factstream_processing_seconds_sum{key}", 0.0))  # fmt: skip
+        out = {
+            "records": m.get(f"factstream_processing_seconds_count{key}", 0.0),
+            "handler_s": m.get(f"factstream_processing_seconds_sum{key}", 0.0),
+            "round_trips": m.get(f"factstream_db_round_trips_total{key}", 0.0),
+        }
+        prefix = "factstream_produced_bytes_total{stage=" + self.stage + ",topic="
+        for name, value in m.items():
+            if name.startswith(prefix):
+                out["bytes:" + name[len(prefix) : -1]] = value
+        return out
 
     def cpu(self) -> float:
         t = self.ps.cpu_times()
@@ -197,11 +206,10 @@ class Fleet:
                 )
 
     def snapshot(self) -> dict[str, dict[str, float]]:
-        """Per stage: cpu seconds, records handled, handler seconds (cumulative)."""
+        """Per stage: cpu seconds and the worker's counters (cumulative)."""
         out = {}
         for stage, w in self.workers.items():
-            count, seconds = w.handler()
-            out[stage] = {"cpu_s": w.cpu(), "records": count, "handler_s": seconds}
+            out[stage] = {"cpu_s": w.cpu(), **w.counters()}
         return out
 
     def peak_rss_mb(self) -> dict[str, float]:

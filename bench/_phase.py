@@ -71,11 +71,14 @@ class Phase:
         sent = await publishing
         after_w, after_p, after_me = self.fleet.snapshot(), self.probe.snapshot(), me.cpu_times()
         done = await committed_at(self.pool, datasets)
-        return summarise(
+        summary = summarise(
             n, sent, done, delta(after_w, before_w), Probe.diff(after_p, before_p),
             (after_me.user + after_me.system) - (before_me.user + before_me.system),
             before_p["load"], after_p["load"], await episode_states(self.pool, datasets),
         )  # fmt: skip
+        input_bytes = sum(len(e.model_dump_json().encode()) for e in events)
+        summary["input_event_bytes_per_episode"] = round(input_bytes / n, 1)
+        return summary
 
     async def _wait(self, datasets: Sequence[str], n: int, publishing: asyncio.Task[Any]) -> None:
         last, last_change = (-1, -1), time.monotonic()
@@ -125,9 +128,17 @@ def summarise(
             "handler_ms_mean": round(1000 * w["handler_s"] / w["records"], 2) if w["records"]
             else None,
             "records": int(w["records"]),
+            "round_trips_per_episode": round(w.get("round_trips", 0.0) / n, 2),
+            "bytes_per_episode": {
+                _topic(k): round(v / n, 1) for k, v in w.items() if k.startswith("bytes:") and v
+            },
         }
         for stage, w in workers.items()
     }  # fmt: skip
+    by_topic: dict[str, float] = {}
+    for stage in per_stage.values():
+        for topic, size in stage["bytes_per_episode"].items():
+            by_topic[topic] = round(by_topic.get(topic, 0.0) + size, 1)
     return {
         "episodes": n,
         "committed": len(finished),
@@ -140,6 +151,13 @@ def summarise(
             "mean": round(statistics.fmean(latencies), 3),
         } if latencies else None,
         "stages": per_stage,
+        "round_trips_per_episode": round(
+            sum(s["round_trips_per_episode"] for s in per_stage.values()), 2
+        ),
+        "stage_topic_bytes_per_episode": {
+            "by_topic": by_topic,
+            "total": round(sum(v for k, v in by_topic.items() if not k.startswith("dlq.")), 1),
+        },
         "cpu_ms_per_episode": {
             "workers_total": round(sum(s["cpu_ms_per_episode"] for s in per_stage.values()), 2),
             "postgres_backends": round(1000 * servers["pg_cpu_s"] / n, 2),
@@ -150,3 +168,9 @@ def summarise(
         "load_avg_after": [round(x, 2) for x in load_after],
         "episode_states": states,
     }  # fmt: skip
+
+
+def _topic(counter: str) -> str:
+    """``bytes:<prefix>.facts.extracted`` -> ``facts.extracted`` (the run's prefix dropped)."""
+    topic = counter.removeprefix("bytes:")
+    return topic.split(".", 1)[1] if "." in topic else topic

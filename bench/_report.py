@@ -1,4 +1,4 @@
-"""The targets of issue 8, checked against the results, and the Markdown summary."""
+"""The benchmark's targets, checked against the results, and the Markdown summary."""
 
 from __future__ import annotations
 
@@ -34,6 +34,7 @@ def evaluate(r: dict[str, Any]) -> list[dict[str, Any]]:
         p95 = (r["a"]["paced"]["latency_s"] or {}).get("p95")
         out.append(_target("(a) p95 publish->commit at 50 episodes/s", "<= 1.0 s",
                            p95, p95 is not None and p95 <= 1.0))  # fmt: skip
+        out += _per_episode_targets(r["a"]["saturation"])
     if "b" in r:
         b = r["b"]
         got = b["concurrent"]["episodes_per_s_steady"]
@@ -69,6 +70,23 @@ def evaluate(r: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+def _per_episode_targets(sat: dict[str, Any]) -> list[dict[str, Any]]:
+    """What one episode costs: CPU (workers, Postgres, broker), stage-topic bytes against
+    its input event, database round trips."""
+    cpu = sat["cpu_ms_per_episode"]
+    total = round(cpu["workers_total"] + cpu["postgres_backends"] + cpu["kafka_broker_shared"], 1)
+    out = [_target("(a) CPU per episode", "<= 25 ms", total, total <= 25)]
+    moved = sat.get("stage_topic_bytes_per_episode")
+    if moved is not None:
+        limit = round(2 * sat["input_event_bytes_per_episode"] + 8192)
+        out.append(_target("(a) stage-topic bytes per episode",
+                           f"<= 2x input + 8 KB = {limit}", moved["total"],
+                           moved["total"] <= limit))  # fmt: skip
+        trips = sat["round_trips_per_episode"]
+        out.append(_target("(a) database round trips per episode", "<= 25", trips, trips <= 25))
+    return out
+
+
 def _fmt(v: Any) -> str:
     if v is None:
         return "-"
@@ -84,18 +102,32 @@ def _table(head: list[str], rows: list[list[Any]]) -> list[str]:
 
 
 def _stages(res: dict[str, Any], rss: dict[str, float] | None) -> list[str]:
+    def produced(stage: str) -> float | None:
+        sizes = res["stages"][stage].get("bytes_per_episode")
+        return None if sizes is None else round(sum(sizes.values()), 1)
+
     rows = [[s, res["stages"][s]["cpu_ms_per_episode"],
              res["stages"][s].get("postgres_cpu_ms_per_episode"),
-             res["stages"][s]["handler_ms_mean"], (rss or {}).get(s)]
+             res["stages"][s]["handler_ms_mean"], res["stages"][s].get("round_trips_per_episode"),
+             produced(s), (rss or {}).get(s)]
             for s in STAGE_ORDER if s in res["stages"]]  # fmt: skip
     cpu = res["cpu_ms_per_episode"]
-    rows += [["all workers", cpu["workers_total"], None, None, None],
-             ["postgres backends (bench db)", cpu["postgres_backends"], None, None, None],
-             ["kafka broker (shared)", cpu["kafka_broker_shared"], None, None, None],
-             ["bench publisher", cpu["bench_publisher"], None, None, None]]  # fmt: skip
+    none5 = [None] * 5
+    rows += [["all workers", cpu["workers_total"], None, None,
+              res.get("round_trips_per_episode"),
+              (res.get("stage_topic_bytes_per_episode") or {}).get("total"), None],
+             ["postgres backends (bench db)", cpu["postgres_backends"], *none5],
+             ["kafka broker (shared)", cpu["kafka_broker_shared"], *none5],
+             ["bench publisher", cpu["bench_publisher"], *none5]]  # fmt: skip
     head = ["stage", "CPU ms / episode", "its Postgres sessions' CPU ms / episode",
-            "handler ms (mean)", "peak RSS MB"]  # fmt: skip
-    return _table(head, rows)
+            "handler ms (mean)", "DB round trips / episode", "bytes produced / episode",
+            "peak RSS MB"]  # fmt: skip
+    lines = _table(head, rows)
+    moved = res.get("stage_topic_bytes_per_episode")
+    if moved:
+        lines += [f"Bytes per episode by topic: {moved['by_topic']}; input event "
+                  f"{res.get('input_event_bytes_per_episode')} bytes.", ""]  # fmt: skip
+    return lines
 
 
 def _run_line(name: str, res: dict[str, Any]) -> list[Any]:
@@ -163,9 +195,12 @@ def render(r: dict[str, Any]) -> str:
         rows = [[s, c["sizes"][s]["live_facts"], c["sizes"][s]["episodes"],
                  *[c["sizes"][s]["handler_ms_per_episode"].get(st) for st in STAGE_ORDER],
                  c["sizes"][s]["db_ms_per_episode"], c["sizes"][s]["postgres_cpu_ms_per_episode"],
+                 c["sizes"][s].get("round_trips_per_episode"),
+                 c["sizes"][s].get("stage_topic_bytes_per_episode"),
                  c["sizes"][s]["latency_s_median"]] for s in sizes]  # fmt: skip
         out += _table(["size", "live facts", "episodes", *[f"{s} ms" for s in STAGE_ORDER],
-                       "total ms", "PG CPU ms", "latency s"], rows)  # fmt: skip
+                       "total ms", "PG CPU ms", "round trips", "bytes", "latency s"],
+                      rows)  # fmt: skip
     for key, title in (("a", "instant model run"), ("b", "latency run")):
         calls = (
             (r.get(key) or {}).get("calls")

@@ -56,7 +56,8 @@ async def run_scale(
 ) -> dict[str, Any]:  # fmt: skip
     publisher = Publisher(settings)
     acc: dict[int, dict[str, Any]] = {
-        n: {"stages": {}, "pg_cpu_s": 0.0, "latency": [], "episodes": 0} for n in sized
+        n: {"stages": {}, "pg_cpu_s": 0.0, "latency": [], "episodes": 0, "trips": 0.0, "bytes": 0.0}
+        for n in sized
     }
     next_k = dict.fromkeys(sized, first_k)
     # Warm-up: one episode per tenant, not measured (first queries, plan caches, pools).
@@ -76,6 +77,10 @@ async def run_scale(
                 s = acc[n]["stages"].setdefault(stage, {"handler_s": 0.0, "records": 0.0})
                 s["handler_s"] += d["handler_s"]
                 s["records"] += d["records"]
+                acc[n]["trips"] += d.get("round_trips", 0.0)
+                acc[n]["bytes"] += sum(
+                    v for k, v in d.items() if k.startswith("bytes:") and ".dlq." not in k
+                )
     publisher.flush(30)
     out: dict[str, Any] = {}
     for n, a in acc.items():
@@ -89,6 +94,8 @@ async def run_scale(
             "handler_ms_per_episode": handler,
             "db_ms_per_episode": round(sum(v for v in handler.values() if v), 2),
             "postgres_cpu_ms_per_episode": round(1000 * a["pg_cpu_s"] / a["episodes"], 2),
+            "round_trips_per_episode": round(a["trips"] / a["episodes"], 2),
+            "stage_topic_bytes_per_episode": round(a["bytes"] / a["episodes"], 1),
             "latency_s_median": round(statistics.median(a["latency"]), 3),
         }
     return out

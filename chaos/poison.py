@@ -1,8 +1,14 @@
-"""The poison corpus: records no stage can decode, each with the DLQ reason it must get.
+"""The poison corpus: records no stage may accept, each with the DLQ reason it must get.
 
 Most go to the input topic (so the summarize AND extract groups each dead-letter them);
-one goes to each stage topic further down. Half are keyed by a real tenant, so they sit
-in the same partition and lane as good records that must keep moving.
+the rest to the stage topics further down. Half are keyed by a real tenant, so they sit
+in the same partition and lane as good records that must keep moving. The kinds: broken
+bytes and JSON, every field an event carries made wrong the ways a client in another
+language writes it (strings for numbers, naive or epoch times, NUL, numbers past the
+database's columns, dates Postgres or Python cannot hold), sizes over the limits (as
+sent, and only once the pipeline re-encodes it), a key that is not the payload's tenant,
+and stage events that break their model (inverted validity, NaN vectors, missing
+winners). chaos/oddities.py holds records that look wrong but are good: they must be processed.
 """
 
 from __future__ import annotations
@@ -27,9 +33,10 @@ CONSUMERS: dict[str, tuple[str, ...]] = {
 class Poison:
     name: str
     topic: str  # short name
-    key: bytes
+    key: bytes | None
     value: bytes | None
     reason: str  # the x-reason header each dead letter must carry
+    headers: tuple[tuple[str, bytes], ...] = ()
 
     @property
     def fingerprint(self) -> str:
@@ -45,7 +52,7 @@ def fingerprint(key: bytes | None, value: bytes | None) -> str:
     return f"{(key or b'').decode('utf-8', 'replace')}|{digest.hexdigest()[:16]}"
 
 
-def _episode(dataset: str, project: str, tag: str, **overrides: object) -> dict[str, object]:
+def episode_payload(dataset: str, project: str, tag: str, **overrides: object) -> dict[str, object]:
     base: dict[str, object] = {
         "event_id": f"poison-{tag}", "dataset": dataset, "project_id": project,
         "episode_id": f"poison-{tag}", "session_id": "s-poison",
@@ -58,8 +65,133 @@ def _episode(dataset: str, project: str, tag: str, **overrides: object) -> dict[
     return base
 
 
+def _stage_event(dataset: str, project: str, tag: str, **overrides: object) -> dict[str, object]:
+    fact = {
+        "subject": "user",
+        "predicate": "likes",
+        "object": "tea",
+        "kind": "literal",
+        "confidence": 0.9,
+        "source_quote": "I like tea",
+    }
+    base: dict[str, object] = {
+        "event_id": f"poison-{tag}", "dataset": dataset, "project_id": project,
+        "episode_id": f"poison-{tag}", "source_event_id": f"poison-{tag}",
+        "inserts": [{"fact": fact, "embedding": [0.1, 0.2]}],
+    }  # fmt: skip
+    base.update(overrides)
+    return base
+
+
+def _copy_over_limit(dataset: str, project: str, limit: int) -> bytes:
+    """Compact, without the optional fields, just under ``limit`` as sent: every copy the
+    pipeline rebuilds from the ledger (defaults filled in) is over it."""
+    event = episode_payload(dataset, project, "copy-over-limit")
+    event.pop("event_id")
+    content = 19_000
+    n = limit // (content + 100) + 1
+    event["window"] = {"from_seq": 0, "to_seq": n}
+    event["messages"] = [
+        {"seq": i, "role": "user", "content": "w" * content, "created_at": "2026-01-01T00:00:00Z"}
+        for i in range(n)
+    ]
+    raw = json.dumps(event, separators=(",", ":")).encode()
+    while len(raw) > limit - 20:  # trim the last message until just under the limit
+        last = event["messages"][-1]  # type: ignore[index]
+        cut = min(len(raw) - (limit - 20), len(last["content"]) - 1)
+        last["content"] = last["content"][:-cut]
+        raw = json.dumps(event, separators=(",", ":")).encode()
+    return raw
+
+
+def _episode_poison(dataset: str, project: str) -> list[tuple[str, bytes | None, str]]:
+    """(name, value, reason) of the input-topic kinds that are valid JSON objects."""
+
+    def ep(tag: str, **overrides: object) -> bytes:
+        event = episode_payload(dataset, project, tag)
+        event.update(overrides)
+        return json.dumps(event).encode()
+
+    def msg(tag: str, **fields: object) -> bytes:
+        m = {"seq": 0, "role": "user", "content": "hi", "created_at": "2026-01-01T00:00:00Z"}
+        return ep(tag, messages=[{**m, **fields}])
+
+    return [
+        ("missing-fields", json.dumps({"dataset": dataset, "hello": 1}).encode(), "invalid_schema"),
+        ("colon-in-tenant", ep("colon", project_id="evil:tenant"), "invalid_schema"),
+        ("newline-in-tenant", ep("newline", dataset=dataset + "\n"), "invalid_schema"),
+        ("empty-dataset", ep("empty-ds", dataset=""), "invalid_schema"),
+        ("message-too-long", msg("long", content="y" * 25_000), "invalid_schema"),
+        ("unknown-role", msg("role", role="root"), "invalid_schema"),
+        ("nul-in-content", msg("nul", content="a\u0000b"), "invalid_schema"),
+        ("nul-in-episode-id", ep("nul-id", episode_id="ep\u0000"), "invalid_schema"),
+        ("nul-in-session-id", ep("nul-session", session_id="s\u0000"), "invalid_schema"),
+        (
+            "seq-over-int4",
+            ep(
+                "seq-int4",
+                window={"from_seq": 0, "to_seq": 2**31 - 1},
+                messages=[
+                    {
+                        "seq": 2**31,
+                        "role": "user",
+                        "content": "x",
+                        "created_at": "2026-01-01T00:00:00Z",
+                    }
+                ],
+            ),
+            "invalid_schema",
+        ),
+        (
+            "window-over-int4",
+            ep("window-int4", window={"from_seq": 0, "to_seq": 2**31}),
+            "invalid_schema",
+        ),
+        ("negative-seq", msg("negative", seq=-1), "invalid_schema"),
+        ("seq-as-string", msg("seq-str", seq="0"), "invalid_schema"),
+        ("seq-fraction", msg("seq-frac", seq=0.5), "invalid_schema"),
+        (
+            "seq-infinite",
+            b'{"dataset": "' + dataset.encode() + b'", "seq": 1e400}',
+            "invalid_schema",
+        ),
+        ("year-1", ep("year-1", completed_at="0001-01-01T00:00:00Z"), "invalid_schema"),
+        (
+            "year-9999-past-utc",
+            ep("utc-overflow", completed_at="9999-12-31T23:00:00-05:00"),
+            "invalid_schema",
+        ),
+        ("naive-datetime", ep("naive", completed_at="2026-01-01T00:00:00"), "invalid_schema"),
+        ("epoch-datetime", ep("epoch", completed_at=1767225600), "invalid_schema"),
+        ("epoch-created-at", msg("epoch-msg", created_at=1767225600), "invalid_schema"),
+        ("february-30", ep("feb-30", completed_at="2026-02-30T00:00:00Z"), "invalid_schema"),
+        ("reprocess-as-string", ep("reprocess-str", reprocess="yes"), "invalid_schema"),
+        ("schema-version-2", ep("version", schema_version=2), "invalid_schema"),
+        ("unknown-field", ep("extra", trace_id="abc"), "invalid_schema"),
+        ("event-id-null", ep("id-null", event_id=None), "invalid_schema"),
+        (
+            "too-many-messages",
+            ep(
+                "many",
+                window={"from_seq": 0, "to_seq": 600},
+                messages=[
+                    {"seq": i, "role": "user", "content": "x", "created_at": "2026-01-01T00:00:00Z"}
+                    for i in range(501)
+                ],
+            ),
+            "invalid_schema",
+        ),
+        ("content-not-text", msg("content-num", content=42), "invalid_schema"),
+        ("content-null", msg("content-null", content=None), "invalid_schema"),
+        ("messages-not-a-list", ep("not-list", messages={"seq": 0}), "invalid_schema"),
+        ("top-level-array", b"[1, 2, 3]", "invalid_schema"),
+        ("top-level-number", b"42", "invalid_schema"),
+        ("empty-object", b"{}", "invalid_schema"),
+    ]
+
+
 def corpus(settings: Settings, dataset: str, tenant_keys: list[str]) -> list[Poison]:
-    """The records; ``settings.max_record_bytes`` sizes the oversized one."""
+    """The records; ``settings.max_record_bytes`` sizes the oversized ones."""
 
     def key(i: int) -> bytes:  # alternate: a real tenant's key, or a poison-only key
         if i % 2 == 0 and tenant_keys:
@@ -72,7 +204,7 @@ def corpus(settings: Settings, dataset: str, tenant_keys: list[str]) -> list[Poi
     project = "poison"
     big = "x" * 19_000
     n_big = settings.max_record_bytes // len(big) + 2
-    oversized = _episode(
+    oversized = episode_payload(
         dataset,
         project,
         "oversized",
@@ -82,38 +214,86 @@ def corpus(settings: Settings, dataset: str, tenant_keys: list[str]) -> list[Poi
             for i in range(n_big)
         ],
     )
+    judged = "facts.judged"
     items: list[tuple[str, str, bytes | None, str]] = [
         ("truncated-json", "episodes.completed", b'{"dataset": "' + dataset.encode() + b'", "pro',
          "bad_json"),
         ("not-json", "episodes.completed", b"hello, this is not JSON at all", "bad_json"),
         ("not-utf8", "episodes.completed", b'{"dataset": "\xff\xfe\xfa", "x": "\xc3\x28"}',
          "not_utf8"),
-        ("missing-fields", "episodes.completed", js({"dataset": dataset, "hello": 1}),
-         "invalid_schema"),
-        ("window-reversed", "episodes.completed",
-         js(_episode(dataset, project, "reversed", window={"from_seq": 5, "to_seq": 1})),
-         "invalid_schema"),
-        ("colon-in-tenant", "episodes.completed",
-         js(_episode(dataset, "evil:tenant", "colon")), "invalid_schema"),
-        ("message-too-long", "episodes.completed", js(_episode(
-            dataset, project, "long", messages=[{"seq": 0, "role": "user", "content": "y" * 25_000,
-                                                 "created_at": "2026-01-01T00:00:00Z"}])),
-         "invalid_schema"),
-        ("unknown-role", "episodes.completed", js(_episode(
-            dataset, project, "role", messages=[{"seq": 0, "role": "root", "content": "hi",
-                                                 "created_at": "2026-01-01T00:00:00Z"}])),
-         "invalid_schema"),
+        ("lone-surrogate", "episodes.completed", b'{"dataset": "\\ud800"}', "bad_json"),
+        ("utf8-bom", "episodes.completed",
+         b"\xef\xbb\xbf" + js(episode_payload(dataset, project, "bom")), "bad_json"),
+        ("deep-nesting", "episodes.completed", b"[" * 5000 + b"]" * 5000, "bad_json"),
+        ("extracted-unknown-field", "facts.extracted",
+         js({"dataset": dataset, "project_id": project, "episode_id": "x", "entities": [],
+             "facts": [], "source_event_id": "x", "window": {}}), "invalid_schema"),
         ("oversized", "episodes.completed", js(oversized), "oversized"),
+        ("copy-over-limit", "episodes.completed",
+         _copy_over_limit(dataset, project, settings.max_record_bytes), "oversized"),
         ("tombstone", "episodes.completed", None, "empty"),
+        *((n, "episodes.completed", v, r) for n, v, r in _episode_poison(dataset, project)),
         ("extracted-bad-json", "facts.extracted", b"{not json", "bad_json"),
         ("resolved-schema", "facts.resolved", js({"dataset": dataset, "facts": "none"}),
          "invalid_schema"),
         ("deduped-not-utf8", "facts.deduped", b"\x80\x81\x82 binary", "not_utf8"),
-        ("judged-schema", "facts.judged", js({"dataset": dataset, "project_id": project,
-                                               "episode_id": "x", "inserts": 7}),
+        ("deduped-id-over-int8", "facts.deduped",
+         js(_stage_event(dataset, project, "int8", inserts=None,
+                         candidates=[{"fact": {"subject": "user", "predicate": "likes",
+                                               "object": "tea", "kind": "literal",
+                                               "confidence": 0.9, "subject_entity_id": 2**63},
+                                      "embedding": [0.1]}])), "invalid_schema"),
+        ("judged-schema", judged, js({"dataset": dataset, "project_id": project,
+                                      "episode_id": "x", "inserts": 7}), "invalid_schema"),
+        ("judged-inverted-validity", judged, js(_stage_event(
+            dataset, project, "inverted", inserts=[{"fact": {
+                "subject": "user", "predicate": "likes", "object": "tea", "kind": "literal",
+                "confidence": 0.9, "valid_from": "2026-02-01T00:00:00Z",
+                "valid_until": "2026-01-01T00:00:00Z"}, "embedding": [0.1]}])),
+         "invalid_schema"),
+        ("judged-nan-embedding", judged, js(_stage_event(
+            dataset, project, "nan", inserts=[{"fact": {
+                "subject": "user", "predicate": "likes", "object": "tea", "kind": "literal",
+                "confidence": 0.9}, "embedding": [float("nan"), 0.1]}])), "invalid_schema"),
+        ("judged-nul-in-object", judged, js(_stage_event(
+            dataset, project, "nul-object", inserts=[{"fact": {
+                "subject": "user", "predicate": "likes", "object": "t\u0000a",
+                "kind": "literal", "confidence": 0.9}, "embedding": [0.1]}])),
+         "invalid_schema"),
+        ("judged-missing-winner", judged, js(_stage_event(
+            dataset, project, "winner", invalidations=[{"fact_id": 1, "subject": "user",
+                                                        "predicate": "likes", "object": "x",
+                                                        "by_candidate": 5}])),
+         "invalid_schema"),
+        ("judged-year-1", judged, js(_stage_event(
+            dataset, project, "judged-year-1", stated_at="0001-01-01T00:00:00Z")),
          "invalid_schema"),
     ]  # fmt: skip
-    return [
+    out = [
         Poison(name, topic, key(i), value, reason)
         for i, (name, topic, value, reason) in enumerate(items)
     ]
+    # A key that is not the payload's tenant: a real tenant's key on a poison tenant's
+    # otherwise valid event (it must not run as, or be routed as, either tenant).
+    other = tenant_keys[0].encode() if tenant_keys else f"{dataset}:someone-else".encode()
+    out.append(
+        Poison(
+            "key-mismatch",
+            "episodes.completed",
+            other,
+            js(episode_payload(dataset, project, "key-mismatch")),
+            "key_mismatch",
+        )
+    )
+    extracted = {
+        "dataset": dataset,
+        "project_id": project,
+        "episode_id": "km",
+        "source_event_id": "km",
+        "entities": [],
+        "facts": [],
+    }
+    out.append(
+        Poison("stage-key-mismatch", "facts.extracted", other, js(extracted), "key_mismatch")
+    )
+    return out

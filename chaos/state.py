@@ -102,7 +102,7 @@ class DeadLetterSeen:
 def _episode_of(value: bytes | None) -> str | None:
     try:
         episode = json.loads(value or b"").get("episode_id")
-    except (ValueError, AttributeError):
+    except (ValueError, AttributeError, RecursionError):  # the corpus nests past the limit
         return None
     return episode if isinstance(episode, str) else None
 
@@ -112,9 +112,9 @@ def read_dead_letters(settings: Settings) -> list[DeadLetterSeen]:
     for stage in STAGES:
         for d in iter_dead_letters(settings, stage):
             out.append(DeadLetterSeen(
-                stage, fingerprint(d.record.key, d.record.value), d.errors.get(H_REASON, "?"),
+                stage, fingerprint(d.record.key, d.value), d.errors.get(H_REASON, "?"),
                 d.errors.get(H_TOPIC, "?"), d.original,
-                d.errors.get(H_EXC_CLASS, "?").rsplit(".", 1)[-1], _episode_of(d.record.value),
+                d.errors.get(H_EXC_CLASS, "?").rsplit(".", 1)[-1], _episode_of(d.value),
             ))  # fmt: skip
     return out
 

@@ -19,7 +19,10 @@ class TransientError(FactstreamError):
 
 
 class PoisonError(FactstreamError):
-    """The record itself is bad; retrying cannot help. Dead-lettered at once."""
+    """The record itself is bad; retrying cannot help. Dead-lettered at once, with
+    ``reason`` as its x-reason header (subclasses name a more precise one)."""
+
+    reason = "poison"
 
 
 class ModelError(FactstreamError):

@@ -9,8 +9,14 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any, Literal
 
-from pydantic import AliasChoices, Field, SecretStr
+from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from streams.event_fields import MAX_OBJECT_CHARS, MAX_QUOTE_CHARS
+
+# Length settings that cap what an event carries: none may exceed the event's own limit,
+# or every extraction longer than the event allows would fail its validation.
+_EVENT_LIMITS = {"object_max_chars": MAX_OBJECT_CHARS, "quote_max_chars": MAX_QUOTE_CHARS}
 
 
 class Settings(BaseSettings):
@@ -141,6 +147,18 @@ class Settings(BaseSettings):
     # thresholds above do.
     search_min_similarity: float = Field(default=0.0, ge=-1, le=1)
 
+    @field_validator(*_EVENT_LIMITS)
+    @classmethod
+    def _within_the_event_limit(cls, value: int, info: Any) -> int:
+        limit = _EVENT_LIMITS[info.field_name]
+        if value > limit:
+            raise ValueError(
+                f"{info.field_name}={value} is over {limit}, the most a fact event carries"
+                " (streams/events.py): every longer claim would fail validation; use at most"
+                f" {limit}"
+            )
+        return value
+
     def topic(self, name: str) -> str:
         """Full topic name for a short one: ``topic("episodes.completed")``."""
         return f"{self.topic_prefix}{name}"
@@ -166,6 +184,18 @@ class Settings(BaseSettings):
                 " and export what it prints)"
             )
         return self.database_url.get_secret_value()
+
+
+# librdkafka refuses a record whose key, value and headers together pass message.max.bytes
+# (default 1,000,000), so a value at the record limit needs room for the rest; a redriven
+# record may be as large as a topic takes by default (1 MiB).
+BROKER_DEFAULT_MAX_BYTES = 1_048_588
+_ROOM_FOR_KEY_AND_HEADERS = 65_536
+
+
+def producer_max_bytes(max_record_bytes: int) -> int:
+    """message.max.bytes of a producer whose values may reach ``max_record_bytes``."""
+    return max(max_record_bytes, BROKER_DEFAULT_MAX_BYTES) + _ROOM_FOR_KEY_AND_HEADERS
 
 
 def load_settings(**overrides: Any) -> Settings:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime
+from enum import StrEnum
 from typing import Annotated
 
 import typer
@@ -12,6 +13,7 @@ from rich.text import Text
 from streams.api.app import create_app
 from streams.cli.console import out, settings_of
 from streams.cli.playground import run_console
+from streams.cli.printable import one_line, safe_text
 from streams.cli.tables import drops_table, fact_table, lag_table, ledger_table
 from streams.demo.report import DemoResults
 from streams.demo.run import run_demo
@@ -29,13 +31,20 @@ def print_results(results: DemoResults) -> None:
         ]  # fmt: skip
         title = f"facts of {dataset}:{project} (history: {len(rows)} rows, {len(live)} live)"
         out.print(fact_table(rows, title, temporal=True))
-        out.print(Text("  live now: " + "; ".join(" ".join(r.triple) for r in live)))
+        out.print(safe_text("  live now: " + "; ".join(" ".join(r.triple) for r in live)))
     out.print(drops_table(results.drops))
     out.print(lag_table(results.lag))
     for r in results.failed:
         why = r["semantic_last_error"] or r["last_error"]
-        out.print(Text.assemble(("episode ", "red"), (str(r["episode_id"]), "red"),
-                                (" ended failed: ", "red"), str(why)))  # fmt: skip
+        what = one_line(f"episode {r['episode_id']} ended failed: ")
+        out.print(Text.assemble((what, "red"), one_line(why)))
+
+
+class Provider(StrEnum):
+    AUTO = "auto"
+    REPLAY = "replay"
+    GEMINI = "gemini"
+    OPENAI = "openai"
 
 
 def demo_console(settings: Settings, group_of: Callable[[str], str]) -> None:
@@ -53,13 +62,13 @@ def demo_console(settings: Settings, group_of: Callable[[str], str]) -> None:
 def demo_command(
     ctx: typer.Context,
     provider: Annotated[
-        str,
+        Provider,
         typer.Option(
             help="auto: an OpenAI-compatible server when FACTSTREAM_MODEL_PROVIDER=openai,"
             " Gemini when GEMINI_API_KEY is set, else the bundled cassette;"
             " or replay | gemini | openai."
         ),
-    ] = "auto",
+    ] = Provider.AUTO,
     record_cassette: Annotated[
         bool,
         typer.Option(
@@ -83,10 +92,8 @@ def demo_command(
     ] = False,
 ) -> None:
     """Run the whole pipeline on the bundled conversations and print the resulting facts."""
-    if provider not in ("auto", "replay", "gemini", "openai"):
-        raise typer.BadParameter("--provider is auto, replay, gemini or openai")
     code = run_demo(
-        settings_of(ctx), out, print_results, provider=provider, record=record_cassette,
+        settings_of(ctx), out, print_results, provider=provider.value, record=record_cassette,
         db_name=db_name, timeout_s=timeout, keep_topics=keep_topics,
         playground=demo_console if console else None,
     )  # fmt: skip

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Annotated
 
 import typer
 from rich.table import Table
 
-from streams.cli.console import err, fail, out, settings_of
+from streams.cli.console import JsonFlag, err, out, print_json, settings_of, usage_error
+from streams.cli.printable import safe_text
 from streams.dev import infra as devinfra
-from streams.dev.pg_local import redact
-from streams.dev.proc import DevInfraError
+from streams.store.db import redact_url
 
 dev_app = typer.Typer(help="Local Kafka + Postgres for dev and tests.", no_args_is_help=True)
 
@@ -28,11 +29,8 @@ def dev_up(
     """
     settings = settings_of(ctx)
     if not quiet:
-        err.print("[dim]bringing up kafka and postgres ...[/dim]")
-    try:
-        result = devinfra.up(settings)
-    except DevInfraError as exc:
-        raise fail(exc) from exc
+        err.print("bringing up kafka and postgres ...", style="dim")
+    result = devinfra.up(settings)
     if not quiet:
         for svc in result.services:
             new = "started" if svc.name in result.started_now else "already there"
@@ -51,33 +49,37 @@ def dev_down(
 ) -> None:
     """Stop what `dev up` started (never an external or pre-existing service)."""
     names = [n.strip() for n in only.split(",") if n.strip()] if only is not None else None
-    try:
-        messages = devinfra.down(settings_of(ctx), names)
-    except DevInfraError as exc:
-        raise fail(exc) from exc
-    for message in messages:
-        err.print(message, highlight=False)
+    unknown = sorted(set(names or ()) - set(devinfra.SERVICES))
+    if unknown:
+        raise usage_error(f"--only: unknown {unknown}; services are {', '.join(devinfra.SERVICES)}")
+    for message in devinfra.down(settings_of(ctx), names):
+        err.print(message)
 
 
 @dev_app.command("status")
-def dev_status(ctx: typer.Context) -> None:
-    """What runs where."""
+def dev_status(ctx: typer.Context, as_json: JsonFlag = False) -> None:
+    """What runs where, and whether it answers (Kafka: metadata; Postgres: a connection)."""
     settings = settings_of(ctx)
+    rows = devinfra.status(settings)
+    if as_json:
+        services = [asdict(row) for row in rows]
+        print_json({"dev_dir": str(devinfra.dev_path(settings)), "services": services})
+        return
     table = Table(title=f"dev infra ({devinfra.dev_path(settings)})")
     for col in ("service", "kind", "address", "running", "started by up", "pid", "note"):
         table.add_column(col, overflow="fold")
-    for row in devinfra.status(settings):
+    for row in rows:
         table.add_row(
             row.name,
             row.kind,
-            row.address,
+            safe_text(row.address),
             "yes" if row.running else "no",
             "yes" if row.started_by_up else "no",
             str(row.pid or ""),
-            row.note,
+            safe_text(row.note),
         )
     out.print(table)
 
 
 def _show(name: str, address: str) -> str:
-    return redact(address) if name == "postgres" else address
+    return redact_url(address) if name == "postgres" else address

@@ -9,17 +9,16 @@ ended each. Read-only, one tenant per call (streams/store/facts_query.py).
 from __future__ import annotations
 
 import asyncio
-import json
 from datetime import datetime
 from typing import Annotated
 
 import typer
 
-from streams.cli.console import out, settings_of
+from streams.cli.console import JsonFlag, database_url_of, out, print_json, usage_error
 from streams.cli.tables import fact_table, show_time
 from streams.ops.isotime import parse_datetime
 from streams.store import facts_query
-from streams.store.db import connect
+from streams.store.db import connect, require_schema
 from streams.store.facts_query import FactRow
 
 
@@ -42,6 +41,7 @@ async def load(
 ) -> list[FactRow]:
     conn = await connect(database_url)
     try:
+        await require_schema(conn, database_url)
         if full:
             return await facts_query.history(conn, dataset, project)
         return await facts_query.facts_at(conn, dataset, project, valid_at=valid_at, as_of=as_of)
@@ -64,17 +64,17 @@ def facts_command(
     full_history: Annotated[
         bool, typer.Option("--history", help="Every row ever written: both clocks.")
     ] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="One JSON array on stdout.")] = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """Print a tenant's facts: live ones, true at a time, believed at a time, or all."""
     if full_history and (as_of is not None or valid_at is not None):
-        raise typer.BadParameter("--history lists every row; it takes no --as-of or --valid-at")
+        raise usage_error("--history lists every row; it takes no --as-of or --valid-at")
     at = parse_time(as_of) if as_of is not None else None
     when = parse_time(valid_at) if valid_at is not None else None
-    url = settings_of(ctx).require_database_url()
+    url = database_url_of(ctx)
     rows = asyncio.run(load(url, dataset, project, valid_at=when, as_of=at, full=full_history))
     if as_json:
-        print(json.dumps([r.as_json() for r in rows], indent=2))
+        print_json([r.as_json() for r in rows], indent=2)
         return
     parts = [f"valid at {show_time(when)}"] if when is not None else []
     parts += [f"as of {show_time(at)}"] if at is not None else []

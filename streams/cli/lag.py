@@ -2,30 +2,40 @@
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Annotated
 
 import typer
 
-from streams import pipeline
-from streams.cli.console import fail, out, settings_of
+from streams.cli.console import JsonFlag, out, print_json, say_error, settings_of, usage_error
+from streams.cli.params import StageChoice
 from streams.cli.tables import lag_table
 from streams.kafka import admin as ka
-from streams.kafka.client import KafkaFailure
-from streams.ops.lag import collect_lag, group_chooser, lag_as_json
+from streams.kafka.client import require_cluster
+from streams.ops.lag import StageLag, collect_lag, group_chooser, lag_as_json
 from streams.ops.lag_exporter import lag_server, serve_until_signal
 from streams.pipeline import STAGES
+from streams.runtime import jsonlog
+
+
+def nothing_to_read(report: list[StageLag]) -> str | None:
+    """Why there is nothing to read, when no topic of the chosen stages exists."""
+    if report and all(s.error is not None for s in report):
+        topics = ", ".join(dict.fromkeys(s.topic for s in report))
+        return f"none of the topics exists ({topics}); create them with `factstream topics create`"
+    return None
 
 
 def lag_command(
     ctx: typer.Context,
-    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    as_json: JsonFlag = False,
     watch: Annotated[
         float | None,
         typer.Option(help="Refresh every SECONDS until Ctrl-C (--json: one line per refresh)."),
     ] = None,
-    stage: Annotated[list[str] | None, typer.Option(help="Only this stage (repeatable).")] = None,
+    stage: Annotated[
+        list[StageChoice] | None, typer.Option(help="Only this stage (repeatable).")
+    ] = None,
     all_partitions: Annotated[
         bool, typer.Option("--all", help="Also list partitions that never held a record.")
     ] = False,
@@ -56,35 +66,39 @@ def lag_command(
     Reads the groups factstream-<stage> unless --group / --group-prefix name others (the
     workers' --group). A partition where the group has not committed yet counts from the
     earliest offset still in the log (where a new worker starts), shown as committed "-";
-    a group that does not exist shows "-" everywhere.
+    a group that does not exist shows "-" everywhere. Exit code 1 when none of the
+    stages' topics exists (nothing to read).
     """
     settings = settings_of(ctx)
+    named = [s.value for s in stage or []]
     try:
-        named = [pipeline.stage(s).name for s in stage or []]
         group_of = group_chooser(named, group=group, group_prefix=group_prefix)
     except ValueError as exc:
-        raise fail(exc) from exc
+        raise usage_error(exc) from exc
     stages = named or list(STAGES)
     admin = ka.admin_client(settings)
     if serve is not None:
+        jsonlog.configure("INFO")  # a long-running exporter logs like a worker
         server = lag_server(settings, admin, stages, group_of, serve)
         groups = ", ".join(group_of(s) for s in stages)
         where = f"http://{settings.metrics_bind_address}:{server.port}"
-        out.print(f"serving the lag of {groups} on {where}/metrics", markup=False)
+        out.print(f"serving the lag of {groups} on {where}/metrics")
         serve_until_signal(server)
         return
+    require_cluster(settings)
     while True:
-        try:
-            report = collect_lag(settings, admin, stages, group_of)
-        except KafkaFailure as exc:
-            raise fail(exc) from exc
+        report = collect_lag(settings, admin, stages, group_of)
+        why = nothing_to_read(report)
         if as_json:
-            print(json.dumps(lag_as_json(report)), flush=True)
-        else:
+            print_json(lag_as_json(report))
+        elif why is None or watch is not None:
             if watch is not None:
                 out.clear()
             out.print(lag_table(report, all_partitions))
         if watch is None:
+            if why is not None:
+                say_error(why)
+                raise typer.Exit(1)
             return
         try:
             time.sleep(watch)

@@ -9,7 +9,6 @@ markup.
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Annotated
 
 import asyncpg
@@ -19,8 +18,9 @@ from rich.text import Text
 
 from streams.api.jsonable import search_json
 from streams.api.search import SearchQuery, SearchResult, search
-from streams.cli.console import err, fail, out, settings_of
+from streams.cli.console import JsonFlag, err, fail, out, print_json, settings_of, usage_error
 from streams.cli.facts import parse_time
+from streams.cli.printable import one_line, safe_text
 from streams.errors import FactstreamError
 from streams.model.loader import build_models
 from streams.settings import Settings
@@ -47,8 +47,8 @@ def results_table(title: str, result: SearchResult) -> Table:
         vector = "" if hit.vector_rank is None else f"#{hit.vector_rank} ({hit.similarity:.3f})"
         text = "" if hit.text_rank is None else f"#{hit.text_rank}"
         said = f.stated_at.strftime("%Y-%m-%d")
-        table.add_row(f"{hit.score:.4f}", vector, text, str(f.id), Text(" ".join(f.triple)),
-                      Text(f.source_quote), Text(hit.said_in), said)  # fmt: skip
+        table.add_row(f"{hit.score:.4f}", vector, text, str(f.id), safe_text(" ".join(f.triple)),
+                      safe_text(f.source_quote), safe_text(hit.said_in), said)  # fmt: skip
     return table
 
 
@@ -71,16 +71,16 @@ def search_command(
     include_untrusted: Annotated[
         bool, typer.Option("--include-untrusted", help="Also facts whose quote did not check out.")
     ] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="One JSON object on stdout.")] = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """Search a tenant's memory: embedding similarity fused with full-text rank."""
     settings = settings_of(ctx)
     if not query.strip():
-        raise typer.BadParameter("give the text to search for")
+        raise usage_error("give the text to search for")
     if k is not None and not 1 <= k <= settings.search_max_k:
-        raise typer.BadParameter(f"-k is between 1 and {settings.search_max_k}")
+        raise usage_error(f"-k is between 1 and {settings.search_max_k}")
     if min_confidence is not None and not 0 <= min_confidence <= 1:
-        raise typer.BadParameter("--min-confidence is between 0 and 1")
+        raise usage_error("--min-confidence is between 0 and 1")
     when = parse_time(valid_at) if valid_at is not None else None
     request = SearchQuery(
         text=query.strip(), k=k or settings.search_default_k, valid_at=when,
@@ -97,11 +97,12 @@ def search_command(
     except FactstreamError as exc:  # the configured model provider cannot be built
         raise fail(exc, code=2) from exc
     if as_json:
-        print(json.dumps(search_json(request.text, result), ensure_ascii=False, indent=2))
+        print_json(search_json(request.text, result), indent=2)
         return
     if result.embedding_error:
-        err.print(Text(f"vector half unavailable, text rank only: {result.embedding_error}"))
+        why = one_line(result.embedding_error)
+        err.print(Text.assemble("vector half unavailable, text rank only: ", why))
     where = "valid now" if when is None else f"valid at {when.isoformat()}"
     title = f"search {dataset}:{project} ({where}, {len(result.hits)} results)"
     out.print(results_table(title, result))
-    out.print(Text(f"query: {request.text}"), highlight=False)
+    out.print(Text.assemble("query: ", one_line(request.text)))

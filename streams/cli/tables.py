@@ -9,6 +9,7 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
+from streams.cli.printable import safe_text
 from streams.ops.lag import StageLag
 from streams.store.facts_query import FactRow
 
@@ -29,14 +30,15 @@ def fact_table(rows: Sequence[FactRow], title: str, *, temporal: bool) -> Table:
     for column in columns:
         table.add_column(column, overflow="fold")
     for r in rows:
-        cells: list[str | Text] = [str(r.id), Text(r.subject), Text(r.predicate), Text(r.object)]
+        cells: list[str | Text] = [str(r.id), *map(safe_text, (r.subject, r.predicate, r.object))]
         cells += [show_time(r.stated_at), show_time(r.valid_from), show_time(r.valid_until)]
-        cells.append(_end(r))
+        cells.append(safe_text(_end(r)))
         if temporal:
             by = "" if r.invalidated_by is None else f"#{r.invalidated_by}"
-            cells += [show_time(r.created_at), show_time(r.invalid_at), r.invalid_reason or "", by]
+            reason = safe_text(r.invalid_reason or "")
+            cells += [show_time(r.created_at), show_time(r.invalid_at), reason, by]
         if untrusted:
-            cells.append(Text(r.untrusted_reason or ""))
+            cells.append(safe_text(r.untrusted_reason or ""))
         table.add_row(*cells)
     return table
 
@@ -56,7 +58,7 @@ def lag_table(report: list[StageLag], all_partitions: bool = False) -> Table:
         )
     for s in report:
         if s.error is not None:
-            table.add_row(s.stage, s.group, s.topic, "", "", "", f"[red]{s.error}[/red]")
+            table.add_row(s.stage, s.group, s.topic, "", "", "", safe_text(s.error, "red"))
             continue
         shown = [
             p for p in s.partitions if all_partitions or p.log_end > 0 or p.committed is not None
@@ -74,18 +76,17 @@ def lag_table(report: list[StageLag], all_partitions: bool = False) -> Table:
         note = f" ({'; '.join(notes)})" if notes else ""
         # The group is repeated here because every partition row may be hidden.
         table.add_row(
-            f"[bold]{s.stage}[/bold]",
+            safe_text(s.stage, "bold"),
             s.group,
             f"total{note}",
             "",
             "",
             "",
-            f"[bold]{s.lag}[/bold]",
+            safe_text(s.lag, "bold"),
             end_section=True,
         )
-    table.add_row(
-        "[bold]all stages[/bold]", "", "", "", "", "", f"[bold]{sum(s.lag for s in report)}[/bold]"
-    )
+    total = sum(s.lag for s in report)
+    table.add_row(safe_text("all stages", "bold"), "", "", "", "", "", safe_text(total, "bold"))
     return table
 
 
@@ -96,11 +97,10 @@ def ledger_table(rows: list[Any]) -> Table:
     for r in rows:
         note = r["semantic_last_error"] or r["last_error"] or ""
         table.add_row(
-            f"{r['dataset']}:{r['project_id']}",
-            r["episode_id"],
+            *map(safe_text, (f"{r['dataset']}:{r['project_id']}", r["episode_id"])),
             r["status"],
             r["semantic_status"],
-            note,
+            safe_text(note),
         )
     return table
 
@@ -111,7 +111,6 @@ def drops_table(rows: list[Any]) -> Table:
         table.add_column(column, overflow="fold")
     for r in rows:
         claim = " ".join(x for x in (r["subject"], r["predicate"], r["object"]) if x)
-        table.add_row(
-            f"{r['dataset']}:{r['project_id']}", r["episode_id"], r["stage"], r["reason"], claim
-        )
+        tenant = f"{r['dataset']}:{r['project_id']}"
+        table.add_row(*map(safe_text, (tenant, r["episode_id"], r["stage"], r["reason"], claim)))
     return table

@@ -21,8 +21,10 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from streams.cli.console import fail, out, settings_of
-from streams.store.traces import EpisodeTrace, load_traces, trace_to_json
+from streams.cli.console import JsonFlag, database_url_of, fail, out, print_json, usage_error
+from streams.cli.printable import safe_text
+from streams.store.db import ready_database
+from streams.store.traces import EpisodeTrace, load_traces
 
 PREVIEW_CHARS = 600
 _STAGE_ORDER = ("extract", "resolve", "dedup", "judge", "write")
@@ -51,17 +53,19 @@ def ledger_table(trace: EpisodeTrace) -> Table:
     table = Table(title="ledger", title_justify="left")
     for column in ("stage", "status", "retries", "last error / claim"):
         table.add_column(column, overflow="fold")
-    table.add_row("summary", row["status"], str(row["retry_count"]), row["last_error"] or "")
+    table.add_row(
+        "summary", row["status"], str(row["retry_count"]), safe_text(row["last_error"] or "")
+    )
     table.add_row(
         "extraction", row["semantic_status"], str(row["semantic_retry_count"]),
-        row["semantic_last_error"] or "",
+        safe_text(row["semantic_last_error"] or ""),
     )  # fmt: skip
     claim = (
         f"claimed by {row['claimed_by']} at {_time(row['claimed_at'])}"
         if row["claimed_at"] is not None
         else "no claim held" + (f" (last: {row['claimed_by']})" if row["claimed_by"] else "")
     )
-    table.add_row("claim", "", "", claim)
+    table.add_row("claim", "", "", safe_text(claim))
     return table
 
 
@@ -78,13 +82,14 @@ def call_panels(trace: EpisodeTrace, full: bool) -> Iterator[Panel]:
         )
         parts: list[RenderableType] = [
             Text("request", style="bold"),
-            Text(_json(call["request"], full)),
+            safe_text(_json(call["request"], full)),
         ]
         if call["error"]:
-            parts += [Text("error", style="bold red"), Text(str(call["error"]))]
+            parts += [Text("error", style="bold red"), safe_text(call["error"])]
         else:
-            parts += [Text("response", style="bold"), Text(_json(call["response"], full))]
-        yield Panel(Group(*parts), title=title, title_align="left", expand=True)
+            parts += [Text("response", style="bold"), safe_text(_json(call["response"], full))]
+        # A str title would be read as markup by Panel: the model name is stored text.
+        yield Panel(Group(*parts), title=safe_text(title), title_align="left", expand=True)
 
 
 def drops_tables(trace: EpisodeTrace) -> Iterator[Table]:
@@ -94,10 +99,11 @@ def drops_tables(trace: EpisodeTrace) -> Iterator[Table]:
     rank = {stage: i for i, stage in enumerate(_STAGE_ORDER)}
     for stage in sorted(by_stage, key=lambda s: rank.get(s, len(rank))):
         table = Table(title=f"dropped by {stage} ({len(by_stage[stage])})", title_justify="left")
-        for column in ("reason", "subject", "predicate", "object", "detail"):
+        columns = ("reason", "subject", "predicate", "object", "detail")
+        for column in columns:
             table.add_column(column, overflow="fold")
         for d in by_stage[stage]:
-            table.add_row(d["reason"], d["subject"], d["predicate"], d["object"], d["detail"])
+            table.add_row(*(safe_text(d[c] or "") for c in columns))
         yield table
 
 
@@ -129,9 +135,9 @@ def added_table(trace: EpisodeTrace) -> Table:
             "trusted" if f["untrusted_reason"] is None else f"untrusted: {f['untrusted_reason']}"
         )
         table.add_row(
-            str(f["id"]), Text(f["subject"]), Text(f["predicate"]), Text(f["object"]), f["kind"],
+            str(f["id"]), *map(safe_text, (f["subject"], f["predicate"], f["object"], f["kind"])),
             f"{f['confidence']:.2f}", _time(f["stated_at"]), _time(f["valid_from"]),
-            _time(f["valid_until"]), now, Text(trust),
+            _time(f["valid_until"]), safe_text(now), safe_text(trust),
         )  # fmt: skip
     return table
 
@@ -142,18 +148,18 @@ def ended_table(trace: EpisodeTrace) -> Table:
         table.add_column(column, overflow="fold")
     for f in trace.facts_ended:
         table.add_row(
-            str(f["id"]), f["subject"], f["predicate"], f["object"], f["invalid_reason"] or "",
-            _time(f["invalid_at"]), f"#{f['invalidated_by']}",
+            str(f["id"]), *map(safe_text, (f["subject"], f["predicate"], f["object"])),
+            safe_text(f["invalid_reason"] or ""), _time(f["invalid_at"]), f"#{f['invalidated_by']}",
         )  # fmt: skip
     return table
 
 
 def render(trace: EpisodeTrace, full: bool) -> Iterator[RenderableType]:
     row = trace.ledger
-    yield Text(
+    yield safe_text(
         f"episode {trace.episode_id} of {trace.dataset}:{trace.project_id}"
         f" (session {row['session_id']}, window {row['from_seq']}..{row['to_seq']})",
-        style="bold",
+        "bold",
     )
     yield ledger_table(trace)
     yield Text(f"model calls ({len(trace.calls)})", style="bold")
@@ -172,15 +178,20 @@ def trace_command(
     dataset: Annotated[str | None, typer.Option(help="Only this tenant's dataset.")] = None,
     project: Annotated[str | None, typer.Option(help="Only this tenant's project id.")] = None,
     full: Annotated[bool, typer.Option("--full", help="Do not truncate requests.")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="A JSON array of traces.")] = False,
+    as_json: JsonFlag = False,
 ) -> None:
-    """Why (not) this fact: the episode's ledger, model calls, drops, facts added/ended."""
+    """Why (not) this fact: the episode's ledger, model calls, drops, facts added/ended.
+
+    --json prints an array of traces (one per tenant holding the episode id); exit code 1
+    when no tenant holds it.
+    """
     if (dataset is None) != (project is None):
-        raise typer.BadParameter("--dataset and --project go together")
-    url = settings_of(ctx).require_database_url()
+        raise usage_error("--dataset and --project go together")
+    url = database_url_of(ctx)
+    asyncio.run(ready_database(url))
     traces = asyncio.run(load_traces(url, episode, dataset, project))
     if as_json:
-        print("[" + ",\n".join(trace_to_json(t) for t in traces) + "]")
+        print_json([t.__dict__ for t in traces], indent=2)
         if not traces:
             raise typer.Exit(1)
         return
@@ -188,7 +199,7 @@ def trace_command(
         raise fail(f"no episode {episode!r}" + (f" in {dataset}:{project}" if dataset else ""))
     if len(traces) > 1:
         tenants = ", ".join(f"{t.dataset}:{t.project_id}" for t in traces)
-        out.print(f"[yellow]{len(traces)} tenants hold episode {episode}: {tenants}[/yellow]")
+        out.print(f"{len(traces)} tenants hold episode {episode}: {tenants}", style="yellow")
     for trace in traces:
         for renderable in render(trace, full):
             out.print(renderable, soft_wrap=False)  # fold long JSON inside panels

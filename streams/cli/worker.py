@@ -2,9 +2,12 @@
 
 ``register(app)`` adds the command to the main CLI; ``python -m streams.cli.worker``
 runs it standalone (tests and the bench start real worker processes this way).
-Exit codes: 0 after a clean drain, 1 after a fatal Kafka error (let the supervisor
-restart it), 2 for a usage error, 3 when a Kafka transactional call hung past
-``kafka_txn_watchdog_s`` (streams/runtime/watchdog.py; restart it too).
+Before it starts it waits for the broker and the database (streams/cli/startup.py).
+Exit codes: 0 after a clean drain (or a stop while waiting), 1 after a fatal Kafka error
+or with a database that is not migrated (let the supervisor restart it), 2 for a usage
+error or a wrong setting (another vector size than the database's), 3 when a Kafka
+transactional call hung past ``kafka_txn_watchdog_s`` (streams/runtime/watchdog.py;
+restart it too).
 """
 
 from __future__ import annotations
@@ -12,14 +15,19 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+from enum import StrEnum
 from typing import Annotated, Any
 
 import typer
 from prometheus_client import CollectorRegistry
+from pydantic import ValidationError
 
-from streams.errors import ConfigError
+from streams.cli.console import describe_settings_error
+from streams.cli.faults import ReportingCommand
+from streams.cli.startup import checks_of, wait_until_ready
+from streams.errors import ConfigError, InfraError
 from streams.model.metered import ModelMetrics, metered
-from streams.pipeline import StageFactory, factory_of
+from streams.pipeline import STAGES, StageFactory, factory_of
 from streams.runtime import jsonlog
 from streams.runtime.config import WorkerConfig, default_instance_id
 from streams.runtime.health import ReadyCheck
@@ -29,6 +37,13 @@ from streams.runtime.worker import Worker
 from streams.settings import Settings, load_settings
 
 log = logging.getLogger("streams.cli.worker")
+
+
+class LogLevel(StrEnum):
+    DEBUG = "DEBUG"
+    INFO = "INFO"
+    WARNING = "WARNING"
+    ERROR = "ERROR"
 
 
 class LazyModels:
@@ -64,7 +79,7 @@ async def run_worker(
 ) -> int:
     pool: Any = None
     if settings.database_url is not None:
-        from streams.store.db import create_pool
+        from streams.store.db import create_pool, round_trips
 
         pool = await create_pool(settings.require_database_url(), application_name=pool_name)
     try:
@@ -83,7 +98,7 @@ async def run_worker(
         if pool is not None:
             from streams.store.db import ping
 
-            metrics.watch_pool(pool)
+            metrics.watch_pool(pool, lambda: round_trips(pool))
             checks["postgres"] = functools.partial(ping, pool)
         cfg = WorkerConfig.from_settings(
             settings,
@@ -101,7 +116,13 @@ async def run_worker(
 
 
 def worker_command(
-    stage: Annotated[str, typer.Argument(help="Stage name (see streams/pipeline.py).")],
+    stage: Annotated[
+        str,
+        typer.Argument(
+            help=f"The stage to run: {' | '.join(STAGES)} (any name with --stage-factory).",
+            show_default=False,
+        ),
+    ],
     concurrency: Annotated[
         int | None,
         typer.Option("--concurrency", "-c", help="Records in flight (default: settings)."),
@@ -129,27 +150,50 @@ def worker_command(
             help="Stable id: static membership + restart-stable transactional.id.",
         ),
     ] = None,
-    log_level: Annotated[str, typer.Option("--log-level", envvar="FACTSTREAM_LOG_LEVEL")] = "INFO",
+    log_level: Annotated[
+        LogLevel,
+        typer.Option(
+            "--log-level",
+            envvar="FACTSTREAM_LOG_LEVEL",
+            case_sensitive=False,
+            help="Least level logged.",
+        ),
+    ] = LogLevel.INFO,
 ) -> None:
-    """Run one stage worker until SIGTERM/SIGINT (drains in-flight work, then exits)."""
-    jsonlog.configure(log_level.upper())
-    logging.getLogger("librdkafka").setLevel(logging.WARNING)
+    """Run one stage worker until SIGTERM/SIGINT (drains in-flight work, then exits).
+
+    Logs JSON lines on stderr. Waits for the broker and the database before it starts.
+    """
+    jsonlog.configure(log_level.value)
+    fields = {"stage": stage}
     try:
         factory = factory_of(stage, stage_factory)
-    except (ConfigError, ImportError, AttributeError) as exc:
-        log.error("cannot start worker: %s", exc)
+        settings = load_settings()
+    except ValidationError as exc:
+        log.error("cannot start worker: %s", describe_settings_error(exc), extra=fields)
         raise typer.Exit(2) from exc
-    code = asyncio.run(
-        run_worker(
-            load_settings(),
+    except (ConfigError, ImportError, AttributeError) as exc:
+        log.error("cannot start worker: %s", exc, extra=fields)
+        raise typer.Exit(2) from exc
+
+    async def wait_then_run() -> int:
+        if not await wait_until_ready(checks_of(settings), extra=fields):
+            return 0  # stopped before it started: nothing to drain
+        return await run_worker(
+            settings,
             factory,
             group=group,
             instance_id=instance_id,
             concurrency=concurrency,
             metrics_port=metrics_port,
-            pool_name=f"factstream-{stage}",  # pg_stat_activity shows which stage a session serves
+            pool_name=f"factstream-{stage}",  # pg_stat_activity shows a session's stage
         )
-    )
+
+    try:
+        code = asyncio.run(wait_then_run())
+    except (ConfigError, InfraError) as exc:  # no traceback: what is wrong, where, the fix
+        log.error("cannot start worker: %s", exc, extra=fields)
+        raise typer.Exit(2 if isinstance(exc, ConfigError) else 1) from exc
     raise typer.Exit(code)
 
 
@@ -159,7 +203,7 @@ def register(app: typer.Typer) -> None:
 
 def main() -> None:
     app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
-    app.command()(worker_command)
+    app.command(cls=ReportingCommand)(worker_command)
     app()
 
 

@@ -44,13 +44,15 @@ from streams.demo.setup import (
     save_cassette,
 )
 from streams.dev import infra as devinfra
-from streams.dev.proc import DevInfraError, remember_child, tail, terminate
+from streams.dev.proc import remember_child, tail, terminate
+from streams.errors import InfraError
 from streams.kafka import topics as topic_ops
-from streams.kafka.client import KafkaFailure, admin_client
+from streams.kafka.client import KafkaFailure, admin_client, require_cluster
 from streams.ops.publish import publish_lines
 from streams.pipeline import STAGES
 from streams.settings import Settings
 from streams.store import traces
+from streams.store.db import connect
 
 
 @dataclass
@@ -91,6 +93,20 @@ def start_processes(run: DemoRun, env: dict[str, str], console: Console) -> None
         + ", ".join(f"{name} (pid {p.pid})" for name, p in run.procs.items())
         + f"; logs in {run.run_dir}"
     )
+
+
+def check_external(settings: Settings, up: devinfra.UpResult) -> None:
+    """Addresses from the environment are not started by `dev up`: ask them first, so an
+    unreachable one is named in one line instead of failing a step half-way."""
+
+    async def postgres_answers(url: str) -> None:
+        await (await connect(url, codecs=False)).close()
+
+    for svc in up.services:
+        if svc.kind == "external" and svc.name == "kafka":
+            require_cluster(settings)
+        elif svc.kind == "external" and svc.name == "postgres":
+            asyncio.run(postgres_answers(svc.address))
 
 
 def group_of(prefix: str, stage: str) -> str:
@@ -154,7 +170,7 @@ def stop(run: DemoRun, console: Console, keep_topics: bool) -> None:
     for name, proc in run.procs.items():
         killed = terminate(proc.pid, timeout_s=30)
         if killed:
-            console.print(f"[yellow]{name} did not drain within 30 s: killed[/yellow]")
+            console.print(f"{name} did not drain within 30 s: killed", style="yellow")
     if run.procs:
         console.print(f"stopped {len(run.procs)} processes (SIGTERM)")
     if run.settings is not None and run.topics and not keep_topics:
@@ -167,7 +183,7 @@ def stop(run: DemoRun, console: Console, keep_topics: bool) -> None:
                     future.result()
             console.print(f"deleted this run's topics ({run.prefix}*) and consumer groups")
         except Exception as exc:  # teardown goes on; say what is left behind
-            console.print(f"[yellow]could not delete topics {run.prefix}*: {exc}[/yellow]")
+            console.print(f"could not delete topics {run.prefix}*: {exc}", style="yellow")
     for name in run.infra_started:
         console.print(devinfra.stop_service(run.dev, name) or f"{name}: nothing to stop")
 
@@ -198,11 +214,12 @@ def run_demo(
     started = time.monotonic()
     try:
         models = choose_models(settings, provider, record, run.run_dir)
-        console.print(f"[bold]{models.banner}[/bold]")
-        console.print("[dim]bringing up kafka and postgres ...[/dim]")
+        console.print(models.banner, style="bold")
+        console.print("bringing up kafka and postgres ...", style="dim")
         up = devinfra.up(settings)
         run.infra_started = list(up.started_now)
         addr = {s.name: s.address for s in up.services}
+        check_external(settings, up)
         for svc in up.services:
             how = "started by the demo" if svc.name in up.started_now else "already running"
             console.print(f"  {svc.name}: {svc.kind} ({how})")
@@ -254,8 +271,8 @@ def run_demo(
                 lambda stage: group_of(run.prefix, stage),
             )
         return 0 if ok else 1
-    except (DemoError, DevInfraError, KafkaFailure, asyncpg.PostgresError, OSError) as exc:
-        console.print(f"[red]demo failed:[/red] {exc}", highlight=False)
+    except (DemoError, InfraError, KafkaFailure, asyncpg.PostgresError, OSError) as exc:
+        console.print(f"demo failed: {exc}", style="red")
         return 1
     finally:
         stop(run, console, keep_topics)

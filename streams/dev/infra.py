@@ -27,6 +27,7 @@ from streams.dev import pg_local as pl
 from streams.dev.proc import DevInfraError, docker_answers, pid_alive
 from streams.kafka.client import cluster_answers
 from streams.settings import Settings
+from streams.store.db import redact_url
 
 SERVICES = ("kafka", "postgres")
 ENV_NAMES = {"kafka": "FACTSTREAM_KAFKA_BOOTSTRAP_SERVERS", "postgres": "FACTSTREAM_DATABASE_URL"}
@@ -256,8 +257,8 @@ def status(settings: Settings) -> list[StatusRow]:
             rows.append(StatusRow(name, "external", addr, cluster_answers(addr), False, None))
         elif name == "postgres" and settings.database_url is not None:
             url = settings.database_url.get_secret_value()
-            shown = pl.redact(url)
-            rows.append(StatusRow(name, "external", shown, True, False, None, "not probed"))
+            shown = redact_url(url)
+            rows.append(StatusRow(name, "external", shown, pl.answers(url), False, None))
         if svc is None:
             if not rows or rows[-1].name != name:
                 rows.append(StatusRow(name, "-", "-", False, False, None, "not started"))
@@ -272,6 +273,6 @@ def status(settings: Settings) -> list[StatusRow]:
         else:
             alive = False
         note = "environment overrides it" if rows and rows[-1].name == name else ""
-        address = pl.redact(svc.address) if name == "postgres" else svc.address
+        address = redact_url(svc.address) if name == "postgres" else svc.address
         rows.append(StatusRow(name, svc.kind, address, alive, svc.started, svc.pid, note))
     return rows

@@ -19,6 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from streams.dev.proc import DevInfraError, pid_alive, terminate
+from streams.store.db import redact_url as redact
+
+__all__ = ["redact"]
 
 PG_MAJOR = 18
 
@@ -105,6 +108,21 @@ def _run(coro_factory: Any) -> Any:
     return box.get("value")
 
 
+def answers(url: str, timeout_s: float = 3.0) -> bool:
+    """True when a Postgres at ``url`` accepts a connection within ``timeout_s``."""
+    from streams.store.db import connect
+
+    async def attempt() -> None:
+        conn = await connect(url, codecs=False, timeout_s=timeout_s)
+        await conn.close()
+
+    try:
+        _run(attempt)
+    except Exception:
+        return False
+    return True
+
+
 def ensure_vector(url: str, timeout_s: float = 60.0) -> str:
     """Wait until ``url`` accepts connections, then ``CREATE EXTENSION IF NOT EXISTS vector``.
 
@@ -129,13 +147,3 @@ def ensure_vector(url: str, timeout_s: float = 60.0) -> str:
         time.sleep(0.5)
     msg = f"Postgres at {redact(url)} did not answer within {timeout_s:.0f} s: {last}"
     raise DevInfraError(msg)
-
-
-def redact(url: str) -> str:
-    """The URL without its password, for messages."""
-    scheme, sep, rest = url.partition("://")
-    if not sep or "@" not in rest:
-        return url
-    creds, _, host = rest.rpartition("@")
-    user, _, password = creds.partition(":")
-    return f"{scheme}://{user}:***@{host}" if password else url

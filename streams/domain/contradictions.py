@@ -6,7 +6,8 @@ hands both to these functions. Rules, in the seed's words:
 * a candidate conflicts with a live fact of the same subject when (1) the predicate is
   the same and the object differs, (2) the object is the same and the candidate carries
   a validUntil, whatever the verb, or (3) their embeddings' cosine lies in
-  [contradiction_band_min, fact_dedup_threshold) and the object differs;
+  [contradiction_band_min, fact_dedup_threshold) and the object differs (the cosine
+  dedup measured to the candidate's band neighbours: ``DedupedCandidate.band_*``);
 * agreeing objects are never judged unless the candidate carries a validUntil;
 * a historical candidate (validUntil already past) is history: it only meets the
   relationship it explicitly ends (rule 2);
@@ -35,10 +36,17 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
 
-from streams.domain.facts import LiveFact, trusted_to_end
+from streams.domain.facts import BAND_SLACK, LiveFact, trusted_to_end
 from streams.domain.time import earliest, effective_start, stated_after, supersession_end
-from streams.domain.vectors import cosine
-from streams.events import Candidate, Dropped, DropStage, Fact, Invalidation, Verdict
+from streams.events import (
+    Candidate,
+    DedupedCandidate,
+    Dropped,
+    DropStage,
+    Fact,
+    Invalidation,
+    Verdict,
+)
 
 
 class PairRule(StrEnum):
@@ -75,7 +83,7 @@ def is_historical(fact: Fact, now: datetime) -> bool:
 
 
 def pair_rule(
-    candidate: Candidate,
+    candidate: DedupedCandidate,
     live: LiveFact,
     *,
     band_min: float,
@@ -94,15 +102,14 @@ def pair_rule(
         return None  # history ends only the relationship it names
     if fact.predicate == live.predicate:
         return PairRule.SAME_PREDICATE
-    if candidate.embedding and live.embedding is not None:
-        similarity = cosine(candidate.embedding, live.embedding)
-        if band_min <= similarity < dedup_threshold:
-            return PairRule.EMBEDDING_BAND
+    similarity = candidate.similarity_to(live.id)
+    if similarity is not None and band_min - BAND_SLACK <= similarity < dedup_threshold:
+        return PairRule.EMBEDDING_BAND
     return None
 
 
 def find_pairs(
-    candidates: Sequence[Candidate],
+    candidates: Sequence[DedupedCandidate],
     live: Sequence[LiveFact],
     *,
     band_min: float,
@@ -130,17 +137,15 @@ def find_pairs(
     return pairs
 
 
-def _the_one_it_ends(candidate: Candidate, same_object: Sequence[LiveFact]) -> LiveFact | None:
+def _the_one_it_ends(
+    candidate: DedupedCandidate, same_object: Sequence[LiveFact]
+) -> LiveFact | None:
     """Of the live facts on the candidate's object, the one its ending means (see above)."""
 
     def closeness(fact: LiveFact) -> tuple[float, datetime, int]:
-        similar = (
-            cosine(candidate.embedding, fact.embedding)
-            if candidate.embedding and fact.embedding is not None
-            else -1.0
-        )
+        similar = candidate.similarity_to(fact.id)
         said = fact.stated_at or datetime.min.replace(tzinfo=UTC)
-        return (similar, said, fact.id)
+        return (-1.0 if similar is None else similar, said, fact.id)
 
     return max(same_object, key=closeness, default=None)
 

@@ -138,6 +138,7 @@ def near_duplicate_allowed(candidate: Fact, other: Fact | LiveFact) -> bool:
 @dataclass
 class NearResult:
     candidates: list[DedupedCandidate] = field(default_factory=list)
+    vectors: list[list[float]] = field(default_factory=list)  # the candidates' embeddings
     dropped: list[Dropped] = field(default_factory=list)
 
 
@@ -152,7 +153,8 @@ def near_pass(
 
     ``live_neighbours`` are each survivor's nearest live facts of its subject, best first;
     a kept candidate carries those inside the contradiction band (>= ``band_min``) on to
-    the judge.
+    the judge, with their similarities; its embedding goes to ``vectors`` (candidate
+    ``vector`` is its index there), staged for the writer rather than sent along.
     """
     out = NearResult()
     for fact, vec, neighbours in zip(survivors, vectors, live_neighbours, strict=True):
@@ -172,7 +174,7 @@ def near_pass(
             out.dropped.append(drop(fact, NEAR, detail))
             continue
         scored = [
-            (cosine(vec, kept.embedding), j)
+            (cosine(vec, out.vectors[j]), j)
             for j, kept in enumerate(out.candidates)
             if near_duplicate_allowed(fact, kept.fact)
         ]
@@ -185,6 +187,12 @@ def near_pass(
             )
             out.dropped.append(drop(fact, NEAR, detail))
             continue
-        band = [n.id for n in neighbours if (n.similarity or 0.0) >= band_min - BAND_SLACK]
-        out.candidates.append(DedupedCandidate(fact=fact, embedding=vec, band_neighbours=band))
+        band = [n for n in neighbours if (n.similarity or 0.0) >= band_min - BAND_SLACK]
+        out.candidates.append(
+            DedupedCandidate(
+                fact=fact, vector=len(out.vectors), band_neighbours=[n.id for n in band],
+                band_similarity=[round(n.similarity or 0.0, 6) for n in band],
+            )
+        )  # fmt: skip
+        out.vectors.append(vec)
     return out

@@ -29,6 +29,7 @@ from streams.domain.drops import bound_dropped, drop
 from streams.domain.graph import RawClaim, RawEntity, RawGraph
 from streams.domain.names import canonical_name, canonical_value, strip_unstorable
 from streams.domain.users_world import cap_facts, keep_users_world, prune_orphans
+from streams.event_fields import EARLIEST_YEAR, LATEST_YEAR
 from streams.events import USER_ENTITY, Dropped, Entity, EntityType, Fact, FactKind
 from streams.settings import Settings
 
@@ -130,7 +131,7 @@ def sanitise_date(value: str | None) -> tuple[datetime | None, bool]:
         moment = parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
     except (ValueError, OverflowError):
         return None, True
-    if not 1 <= moment.year <= 9998:
+    if not EARLIEST_YEAR <= moment.year <= LATEST_YEAR:  # what an event may carry
         return None, True
     return moment, False
 
@@ -186,7 +187,13 @@ def clean_claim(
         dates[label], rejected = sanitise_date(value)
         if rejected:
             dropped.append(_drop_claim("invalid_date", f"{label} {value!r} rejected", claim))
-    return replace(claim, valid_from=dates["validFrom"], valid_until=dates["validUntil"]), dropped
+    since, until = dates["validFrom"], dates["validUntil"]
+    if since is not None and until is not None and until < since:
+        # Which end is wrong cannot be told: the claim is kept without either.
+        detail = f"validUntil {raw.validUntil!r} is before validFrom {raw.validFrom!r}"
+        dropped.append(_drop_claim("invalid_date", f"{detail}; both dropped", claim))
+        since = until = None
+    return replace(claim, valid_from=since, valid_until=until), dropped
 
 
 def decide_kind(claims: Sequence[Claim], entity_names: frozenset[str]) -> list[Claim]:

@@ -54,7 +54,11 @@ def topic_partitions(
     """The topic's partitions (or the requested subset, each checked to exist)."""
     metadata = admin.list_topics(topic, timeout=TIMEOUT_S).topics.get(topic)
     if metadata is None or metadata.error is not None or not metadata.partitions:
-        reason = f" ({metadata.error})" if metadata is not None and metadata.error else ""
+        error = None if metadata is None else metadata.error
+        # "Unknown topic or partition" says it again; any other error is worth naming.
+        reason = ""
+        if error is not None and error.code() != KafkaError.UNKNOWN_TOPIC_OR_PART:
+            reason = f" ({error.str()})"
         raise TopicNotFoundError(f"topic {topic!r} does not exist{reason}")
     existing = sorted(metadata.partitions)
     if only is None:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from confluent_kafka import Consumer, KafkaError, TopicPartition
 
+from streams.kafka.client import consumer_config
 from streams.settings import Settings
 
 STALL_TIMEOUT_S = 30.0
@@ -42,16 +43,9 @@ def read_ranges(
     todo = {p: r for p, r in ranges.items() if r[1] > r[0]}
     if not todo:
         return
-    consumer = Consumer(
-        {
-            **settings.kafka_common,
-            # assign() needs a group id; nothing is ever committed to this throwaway one.
-            "group.id": f"factstream-reader-{uuid.uuid4().hex[:12]}",
-            "enable.auto.commit": False,
-            "enable.partition.eof": True,
-            "isolation.level": "read_committed",
-        }
-    )
+    # assign() needs a group id; nothing is ever committed to this throwaway one.
+    group = f"factstream-reader-{uuid.uuid4().hex[:12]}"
+    consumer = Consumer(consumer_config(settings, group, **{"enable.partition.eof": True}))
     position = {p: start for p, (start, _) in todo.items()}
     try:
         consumer.assign([TopicPartition(topic, p, start) for p, (start, _) in todo.items()])

@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from streams.model.ports import CallRecord, ModelCallFailed, ModelResult
-from streams.model.retry import RetryableReply
+from streams.model.retry import RetriesExhausted, RetryableReply
 
 log = logging.getLogger("streams.model")
 
@@ -57,6 +57,24 @@ def checked_vectors(
     if bad:
         raise RetryableReply(f"embeddings {bad} hold values that are not finite numbers", summary)
     return [unit([float(x) for x in v]) for v in rows], summary
+
+
+def embed_failed(
+    provider: str, model: str, request: dict[str, Any], texts: Sequence[str], purpose: str,
+    started: float, exc: RetriesExhausted,
+) -> ModelCallFailed:  # fmt: skip
+    """The error of an embedding call whose attempts are used up, with its record (what
+    came back last, when a reply was refused)."""
+    reply = exc.error.response if isinstance(exc.error, RetryableReply) else None
+    record = CallRecord(
+        "embed", model, request, reply, elapsed_ms(started), attempts=exc.attempts,
+        error=describe_error(exc.error),
+    )  # fmt: skip
+    return ModelCallFailed(
+        f"{provider} embed call ({model}, {len(texts)} {purpose} texts)"
+        f" failed after {exc.attempts} attempt(s): {describe_error(exc.error)}",
+        [record],
+    )
 
 
 Batch = Callable[[list[str]], Awaitable[tuple[list[list[float]], CallRecord]]]

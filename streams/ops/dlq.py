@@ -6,12 +6,15 @@ chosen dead letters to their original topic with their original key and original
 headers (the x- error headers are dropped; ``factstream-redriven-from`` is added) through
 an idempotent producer, then records what it sent in the redrive ledger (see
 streams/ops/redrive_ledger.py) so a second redrive does not send a record again.
+
+A value the runtime split over several DLQ records (``x-value-part``) is one dead letter
+here: listed once, shown and redriven whole, its parts joined in order.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from streams.kafka import admin as ka
@@ -27,7 +30,9 @@ from streams.runtime.dlq import (
     H_REASON,
     H_TOPIC,
     H_TRUNCATED,
+    PART_HEADERS,
     error_headers,
+    part_of,
 )
 from streams.settings import Settings
 
@@ -36,7 +41,23 @@ REDRIVEN_FROM_HEADER = "factstream-redriven-from"
 
 @dataclass(frozen=True)
 class DeadLetter:
-    record: RangeRecord
+    record: RangeRecord  # the dead letter, or the first of its parts
+    rest: tuple[RangeRecord, ...] = ()  # its further parts, in order
+
+    @property
+    def value(self) -> bytes | None:
+        """The original value, joined from every part."""
+        if not self.rest:
+            return self.record.value
+        return b"".join(r.value or b"" for r in (self.record, *self.rest))
+
+    @property
+    def parts_expected(self) -> int:
+        return part_of(self.record.headers)[1]
+
+    @property
+    def offsets(self) -> list[int]:
+        return [r.offset for r in (self.record, *self.rest)]
 
     @property
     def errors(self) -> dict[str, str]:
@@ -73,7 +94,31 @@ class DeadLetter:
             return f"no {H_TOPIC} header"
         if H_TRUNCATED in self.errors:
             return f"value was truncated from {self.errors[H_TRUNCATED]} bytes"
+        if 1 + len(self.rest) != self.parts_expected:
+            return f"only {1 + len(self.rest)} of its {self.parts_expected} parts were found"
         return None
+
+
+def assemble(records: Iterable[RangeRecord]) -> Iterator[DeadLetter]:
+    """Dead letters from DLQ records in offset order (per partition): a split value's
+    parts are joined to its first part; parts whose first is missing are skipped."""
+    open_: dict[tuple[object, ...], list[RangeRecord]] = {}
+    for record in records:
+        i, n = part_of(record.headers)
+        if n == 1:
+            yield DeadLetter(record)
+            continue
+        errors = error_headers(record.headers)
+        ident = (record.partition, *(errors.get(h) for h in PART_HEADERS))
+        if i == 1:
+            open_[ident] = [record]
+        elif ident in open_ and len(open_[ident]) == i - 1:
+            open_[ident].append(record)
+        if ident in open_ and len(open_[ident]) == n:
+            first, *rest = open_.pop(ident)
+            yield DeadLetter(first, tuple(rest))
+    for first, *rest in open_.values():  # incomplete: listed, never redriven
+        yield DeadLetter(first, tuple(rest))
 
 
 def render_payload(value: bytes | None, preview_bytes: int = 512) -> tuple[str, str]:
@@ -93,7 +138,7 @@ def render_payload(value: bytes | None, preview_bytes: int = 512) -> tuple[str, 
         return "binary (not UTF-8)", "\n".join(rows) + more
     try:
         return "json", json.dumps(json.loads(text), indent=2, ensure_ascii=False)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past what json can read
         return "text", text
 
 
@@ -107,8 +152,7 @@ def _dlq_ranges(settings: Settings, stage: str) -> tuple[str, dict[int, tuple[in
 def iter_dead_letters(settings: Settings, stage: str) -> Iterator[DeadLetter]:
     """Every dead letter of the stage present now, partition by partition."""
     topic, ranges = _dlq_ranges(settings, stage)
-    for record in read_ranges(settings, topic, ranges):
-        yield DeadLetter(record)
+    yield from assemble(read_ranges(settings, topic, ranges))
 
 
 def list_dead_letters(
@@ -119,9 +163,13 @@ def list_dead_letters(
 
 
 def get_dead_letter(settings: Settings, stage: str, partition: int, offset: int) -> DeadLetter:
-    topic = settings.dlq_topic(stage)
-    for record in read_ranges(settings, topic, {partition: (offset, offset + 1)}):
-        return DeadLetter(record)
+    """The dead letter at partition/offset, with its later parts if it has any."""
+    topic, ranges = _dlq_ranges(settings, stage)
+    end = ranges.get(partition, (0, offset + 1))[1]
+    records = read_ranges(settings, topic, {partition: (offset, max(end, offset + 1))})
+    for letter in assemble(records):
+        if letter.record.offset == offset:
+            return letter
     raise LookupError(f"no dead letter at {topic} partition {partition} offset {offset}")
 
 
@@ -166,13 +214,14 @@ def redrive(
             if error is not None:
                 result.failed.append((letter, error))
                 return
-            ledgers[letter.record.partition].mark(letter.record.offset)
+            for offset in letter.offsets:
+                ledgers[letter.record.partition].mark(offset)
             result.redriven.append((letter, landed_at))
 
         return report
 
-    for record in read_ranges(settings, topic, ranges):
-        letter = DeadLetter(record)
+    for letter in assemble(read_ranges(settings, topic, ranges)):
+        record = letter.record
         if ledgers[record.partition].is_done(record.offset):
             result.already += 1
         elif not letter.matches(tenant, reason) or (
@@ -188,7 +237,7 @@ def redrive(
             sender.send(
                 letter.errors[H_TOPIC],
                 record.key,
-                record.value,
+                letter.value,
                 [*letter.original_headers(), (REDRIVEN_FROM_HEADER, source)],
                 delivered(letter),
             )

@@ -6,7 +6,10 @@ active members, as Kafka's tool does: a running worker would overwrite the new o
 with its next commit.
 
 Offsets are clamped into [earliest, log-end], like Kafka. A partition the group never
-committed counts as positioned at its earliest offset (the workers' reset policy).
+committed counts as positioned at its earliest offset (the workers' reset policy), except
+for ``--shift-by``: shifting needs a position, so a plan touching a never-committed
+partition is refused, as `kafka-consumer-groups` refuses it, unless the operator asks to
+shift those from their earliest offset.
 ``--to-datetime``/``--by-duration`` pick the first record at or after the time, or the
 log end when there is none.
 
@@ -44,6 +47,20 @@ class ResetSpec:
 
     def describe(self) -> str:
         return f"--{self.kind.value} {self.label}".strip()
+
+
+class NeverCommittedError(FactstreamError, ValueError):
+    """``--shift-by`` on partitions the group never committed (no position to shift)."""
+
+    def __init__(self, group: str, topic: str, partitions: Sequence[int]) -> None:
+        self.partitions = list(partitions)
+        shown = ", ".join(map(str, partitions))
+        super().__init__(
+            f"cannot shift partition(s) {shown} of {topic}: group {group!r} never committed"
+            " there (kafka-consumer-groups refuses this too); pick committed ones with"
+            " --partitions, or add --uncommitted-from-earliest to shift them from their"
+            " earliest offset"
+        )
 
 
 class GroupActiveError(FactstreamError, RuntimeError):
@@ -175,11 +192,19 @@ def plan_replay(
     topic: str,
     spec: ResetSpec,
     partitions: Sequence[int] | None = None,
+    uncommitted_from_earliest: bool = False,
 ) -> ReplayPlan:
-    """Read watermarks and committed offsets and compute every partition's new offset."""
+    """Read watermarks and committed offsets and compute every partition's new offset.
+
+    Raises NeverCommittedError for ``--shift-by`` on a partition the group never
+    committed, unless ``uncommitted_from_earliest``.
+    """
     chosen = ka.topic_partitions(admin, topic, partitions)
     marks = ka.watermarks(admin, topic, chosen)
     committed = ka.committed_offsets(admin, group, topic, chosen)
+    never = [p for p in chosen if committed[p] is None]
+    if spec.kind is ResetKind.SHIFT and never and not uncommitted_from_earliest:
+        raise NeverCommittedError(group, topic, never)
     at_time: dict[int, int | None] = {}
     if spec.kind in (ResetKind.DATETIME, ResetKind.DURATION):
         at_time = ka.offsets_for_timestamp(admin, topic, chosen, spec.value)

@@ -8,14 +8,21 @@ from pathlib import Path
 from streams.events import TOPIC_PAYLOADS
 
 SCHEMAS_DIR = Path("schemas")
+# The dialect pydantic writes; validators pick their rules from it.
+DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+
+def schema_id(short_topic: str) -> str:
+    """The schema's absolute id: a URN, since no server hosts these files."""
+    return f"urn:factstream:schema:{short_topic}:v1"
 
 
 def render_schemas() -> dict[str, str]:
     """File name → JSON text, one per topic (`episodes.completed.schema.json`, ...)."""
     rendered = {}
     for short_topic, model in TOPIC_PAYLOADS.items():
-        schema = model.model_json_schema(mode="validation")
-        schema["$id"] = f"factstream/{short_topic}.schema.json"
+        schema = {"$schema": DIALECT, "$id": schema_id(short_topic)}
+        schema |= model.model_json_schema(mode="validation")
         schema["x-topic"] = f"memory.{short_topic}"
         rendered[f"{short_topic}.schema.json"] = json.dumps(schema, indent=2, sort_keys=True) + "\n"
     return rendered

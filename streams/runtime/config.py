@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from streams.settings import Settings
+from streams.settings import Settings, producer_max_bytes
 
 _seq = itertools.count(1)
 
@@ -144,6 +144,7 @@ def producer_conf(cfg: WorkerConfig, transactional: bool) -> dict[str, Any]:
             "enable.idempotence": True,
             "acks": "all",
             "linger.ms": 5,
+            "message.max.bytes": producer_max_bytes(cfg.max_record_bytes),
         }
     )
     if transactional:

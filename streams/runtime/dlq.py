@@ -14,17 +14,29 @@ x-exception-message      str(error), at most 2000 characters
 x-stack-trace            formatted traceback, at most 16000 characters (tail kept)
 x-attempt                handler attempts made (0: never reached the handler)
 x-reason                 short word: oversized, not_utf8, bad_json, invalid_schema,
-                         empty, poison, handler_error, transient_exhausted, output_too_large
-x-value-truncated        present only when the value was cut to DLQ_MAX_VALUE_BYTES;
-                         holds the original length
+                         empty, key_mismatch, poison, handler_error,
+                         transient_exhausted, output_too_large
+x-value-part             "i/n", only on a value split over n records (see below)
+x-value-length           the whole value's length, on its first part
+x-value-truncated        not written any more; dead letters of older versions carry it
+                         when their value was cut (they cannot be redriven)
 =======================  ===========================================================
 
-Original headers come first, unchanged; the x- headers above are appended.
+Original headers come first, unchanged (less the stage's delivery headers, which steer
+one delivery only: a redriven copy must not carry a release of a claim long ended); the
+x- headers above are appended.
+
+A dead letter always holds the original value. One larger than DLQ_PART_BYTES (the
+default broker and producer limit is ~1 MB, and the headers need room) is split into
+consecutive parts of at most that size, all keyed like the original and produced in the
+same transaction: part 1 carries every header, the others the x-original-* headers, the
+stage, the group, the reason and their x-value-part. `factstream dlq` joins them again.
 """
 
 from __future__ import annotations
 
 import traceback
+from collections.abc import Collection
 
 from streams.runtime.records import Headers, OutRecord, Record
 
@@ -40,6 +52,8 @@ H_STACK = "x-stack-trace"
 H_ATTEMPT = "x-attempt"
 H_REASON = "x-reason"
 H_TRUNCATED = "x-value-truncated"
+H_PART = "x-value-part"
+H_LENGTH = "x-value-length"
 
 DLQ_HEADERS: tuple[str, ...] = (
     H_TOPIC,
@@ -54,10 +68,16 @@ DLQ_HEADERS: tuple[str, ...] = (
     H_ATTEMPT,
     H_REASON,
     H_TRUNCATED,
+    H_PART,
+    H_LENGTH,
 )
+# What a continuation part carries besides its x-value-part: enough to find its head.
+PART_HEADERS = (H_TOPIC, H_PARTITION, H_OFFSET, H_GROUP, H_STAGE, H_REASON)
 
 # Below the default broker/producer message limit (~1 MB) with room for headers.
-DLQ_MAX_VALUE_BYTES = 900_000
+DLQ_PART_BYTES = 900_000
+_MIN_FIRST_PART = 65_536
+_PART_HEADERS_ROOM = 100  # x-value-part and x-value-length of the first part
 _MAX_MESSAGE = 2000
 _MAX_STACK = 16000
 
@@ -71,12 +91,10 @@ def dead_letter(
     stage: str,
     attempt: int,
     reason: str,
-) -> OutRecord:
+    delivery_headers: Collection[str] = (),
+) -> tuple[OutRecord, ...]:
+    """The dead letter of ``record``: one record, or its parts when the value is large."""
     value = record.value or b""
-    extra: list[tuple[str, str]] = []
-    if len(value) > DLQ_MAX_VALUE_BYTES:
-        extra.append((H_TRUNCATED, str(len(value))))
-        value = value[:DLQ_MAX_VALUE_BYTES]
     stack = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
     cls = type(exc)
     ours: list[tuple[str, str]] = [
@@ -91,10 +109,39 @@ def dead_letter(
         (H_STACK, stack[-_MAX_STACK:]),
         (H_ATTEMPT, str(attempt)),
         (H_REASON, reason),
-        *extra,
     ]
-    headers: Headers = record.headers + tuple((k, v.encode("utf-8")) for k, v in ours)
-    return OutRecord(topic=dlq_topic, key=record.key, value=value, headers=headers)
+    kept = tuple((k, v) for k, v in record.headers if k not in delivery_headers)
+    # The first part carries every header: its value gets what they leave of the budget.
+    head_room = sum(len(k) + len(v) for k, v in (*kept, *_encoded(ours))) + _PART_HEADERS_ROOM
+    first = max(_MIN_FIRST_PART, DLQ_PART_BYTES - head_room)
+    chunks = [value[:first]] + [
+        value[i : i + DLQ_PART_BYTES] for i in range(first, len(value), DLQ_PART_BYTES)
+    ]
+    if len(chunks) <= 1:
+        return (OutRecord(dlq_topic, record.key, value, kept + _encoded(ours)),)
+    n = len(chunks)
+    head = [*ours, (H_PART, f"1/{n}"), (H_LENGTH, str(len(value)))]
+    parts = [OutRecord(dlq_topic, record.key, chunks[0], kept + _encoded(head))]
+    ident = [(k, v) for k, v in ours if k in PART_HEADERS]
+    for i, chunk in enumerate(chunks[1:], start=2):
+        parts.append(
+            OutRecord(dlq_topic, record.key, chunk, _encoded([*ident, (H_PART, f"{i}/{n}")]))
+        )
+    return tuple(parts)
+
+
+def _encoded(headers: list[tuple[str, str]]) -> Headers:
+    return tuple((k, v.encode("utf-8")) for k, v in headers)
+
+
+def part_of(headers: Headers | list[tuple[str, bytes | None]] | None) -> tuple[int, int]:
+    """(i, n) of a dead letter's part; (1, 1) for a whole one."""
+    text = error_headers(headers).get(H_PART, "1/1")
+    try:
+        i, n = (int(x) for x in text.split("/"))
+    except ValueError:
+        return 1, 1
+    return (i, n) if 1 <= i <= n else (1, 1)
 
 
 def error_headers(headers: Headers | list[tuple[str, bytes | None]] | None) -> dict[str, str]:

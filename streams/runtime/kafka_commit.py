@@ -133,6 +133,7 @@ class ProducerSide:
                     headers=list(o.headers) or None,
                     on_delivery=cb,
                 )
+                self._metrics.produced(o.topic, _size(o))
                 return
             except BufferError:
                 self.producer.poll(0.05)
@@ -151,3 +152,8 @@ class ProducerSide:
                 if not retriable or err.txn_requires_abort() or attempt == 2:
                     raise
         raise AssertionError("unreachable")
+
+
+def _size(o: OutRecord) -> int:
+    headers = sum(len(k) + len(v or b"") for k, v in o.headers)
+    return len(o.value or b"") + len(o.key or b"") + headers

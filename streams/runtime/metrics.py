@@ -8,11 +8,11 @@ model-call metrics are added to the same registry by ``streams.model.metered``.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Protocol
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
-from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.metrics_core import Metric
 from prometheus_client.registry import Collector
 
@@ -70,6 +70,12 @@ class WorkerMetrics:
             ["stage"],
             registry=r,
         ).labels(stage)
+        self._produced = Counter(
+            "factstream_produced_bytes",
+            "Bytes of the records this worker produced (value, key and headers), per topic",
+            ["stage", "topic"],
+            registry=r,
+        )
         self.paused = Gauge(
             "factstream_fetch_paused",
             "1 while fetching is paused for backpressure",
@@ -88,6 +94,9 @@ class WorkerMetrics:
     def commit(self, result: str) -> None:
         self._commits.labels(self.stage, result).inc()
 
+    def produced(self, topic: str, size: int) -> None:
+        self._produced.labels(self.stage, topic).inc(size)
+
     def lag(self, topic: str, partition: int, value: float) -> None:
         self._lag.labels(self.stage, topic, str(partition)).set(value)
 
@@ -100,9 +109,10 @@ class WorkerMetrics:
         got = self.registry.get_sample_value(name, {"stage": self.stage, **labels})
         return 0.0 if got is None else got
 
-    def watch_pool(self, pool: Pool) -> None:
-        """Export the size of a database pool (asyncpg's) at every scrape."""
-        self.registry.register(_PoolCollector(self.stage, pool))
+    def watch_pool(self, pool: Pool, round_trips: Callable[[], int] | None = None) -> None:
+        """Export the size of a database pool (asyncpg's) at every scrape, and the
+        statements its connections sent when ``round_trips`` reads them."""
+        self.registry.register(_PoolCollector(self.stage, pool, round_trips))
 
 
 class Pool(Protocol):
@@ -117,13 +127,15 @@ class _PoolCollector(Collector):
     """Pool gauges, read when scraped. asyncpg's counters are plain reads of the pool's
     connection holders, safe from the HTTP thread."""
 
-    def __init__(self, stage: str, pool: Pool) -> None:
-        self._stage, self._pool = stage, pool
+    def __init__(self, stage: str, pool: Pool, round_trips: Callable[[], int] | None) -> None:
+        self._stage, self._pool, self._round_trips = stage, pool, round_trips
 
     def describe(self) -> Iterable[Metric]:
         """The families without reading the pool (registration, ``?name[]=`` filters)."""
         for name, help_text in _POOL_GAUGES:
             yield GaugeMetricFamily(name, help_text, labels=["stage"])
+        if self._round_trips is not None:
+            yield CounterMetricFamily(*_ROUND_TRIPS, labels=["stage"])
 
     def collect(self) -> Iterable[Metric]:
         size, idle = self._pool.get_size(), self._pool.get_idle_size()
@@ -132,8 +144,16 @@ class _PoolCollector(Collector):
             family = GaugeMetricFamily(name, help_text, labels=["stage"])
             family.add_metric([self._stage], value)
             yield family
+        if self._round_trips is not None:
+            trips = CounterMetricFamily(*_ROUND_TRIPS, labels=["stage"])
+            trips.add_metric([self._stage], self._round_trips())
+            yield trips
 
 
+_ROUND_TRIPS = (
+    "factstream_db_round_trips",
+    "Statements the database pool's connections sent, each one round trip",
+)
 _POOL_GAUGES = (
     ("factstream_db_pool_connections", "Open connections of the database pool"),
     ("factstream_db_pool_idle_connections", "Open connections of the pool not in use"),

@@ -1,7 +1,11 @@
 """One record's life: decode, handle (with retries), encode outputs — or dead-letter.
 
 Never raises except on cancellation: every failure becomes a dead letter, so the
-partition keeps moving. Transient errors (``errors.is_transient``) are retried in place
+partition keeps moving. A decoded event whose record key is not its tenant is dead-lettered
+as ``key_mismatch`` before the handler runs (it sits on another tenant's partition, out
+of its own tenant's order); a record without a key is handled, and every output is keyed
+by its own event's tenant, so what follows lands on the tenant's partition.
+Transient errors (``errors.is_transient``) are retried in place
 with exponential backoff and full jitter (capped at ``retry_max_s``). A record is
 dead-lettered with reason ``transient_exhausted`` and its attempt count only once BOTH
 ``transient_max_attempts`` attempts were made AND ``transient_min_retry_s`` have passed
@@ -29,7 +33,8 @@ from pydantic import BaseModel
 
 from streams.backoff import Backoff
 from streams.errors import PoisonError, is_transient
-from streams.runtime.codec import DecodeError, OutputTooLarge, decode, encode
+from streams.events import TenantEvent
+from streams.runtime.codec import DecodeError, decode, encode
 from streams.runtime.config import WorkerConfig
 from streams.runtime.dlq import dead_letter
 from streams.runtime.metrics import WorkerMetrics
@@ -50,6 +55,23 @@ def record_fields(rec: Record, event: BaseModel | None = None) -> dict[str, Any]
     if episode is not None:
         fields["episode_id"] = str(episode)
     return fields
+
+
+class KeyMismatch(PoisonError):
+    """The record's key is not the tenant its payload names."""
+
+    reason = "key_mismatch"
+
+
+def key_mismatch(rec: Record, event: BaseModel) -> KeyMismatch | None:
+    """Why a keyed record must not be handled as its tenant's (None: the key is right)."""
+    if rec.key is None or not isinstance(event, TenantEvent):
+        return None
+    if rec.key == event.tenant.encode("utf-8"):
+        return None
+    return KeyMismatch(
+        f"record key {rec.key_text!r:.200} is not the payload's tenant {event.tenant!r}"
+    )
 
 
 class RecordProcessor:
@@ -106,16 +128,17 @@ class RecordProcessor:
             event = decode(rec.value, self._stage.input_model, cfg.max_record_bytes)
         except DecodeError as exc:
             return self._dead(rec, exc, 0, exc.reason, None)
+        mismatch = key_mismatch(rec, event)
+        if mismatch is not None:
+            ctx = self._context(rec, 0, final=True)
+            dead = self._dead(rec, mismatch, 0, mismatch.reason, event)
+            return dead + await self._after_dead_letter(rec, event, ctx, mismatch.reason, mismatch)
         started = self._clock()
         attempt = 1
         while True:
             elapsed = self._clock() - started
             final = attempt >= cfg.transient_max_attempts and elapsed >= cfg.transient_min_retry_s
-            ctx = RecordContext(
-                group=cfg.group, topic=rec.topic, partition=rec.partition, offset=rec.offset,
-                key=rec.key_text, timestamp_ms=rec.timestamp_ms, attempt=attempt,
-                final_attempt=final, headers=rec.headers,
-            )  # fmt: skip
+            ctx = self._context(rec, attempt, final=final)
             try:
                 outs = self._encode(rec, await self._stage.handle(event, ctx))
             except asyncio.CancelledError:
@@ -142,6 +165,13 @@ class RecordProcessor:
             self._metrics.record("ok" if attempt == 1 else "retried")
             log.debug("processed", extra={**self._fields(rec, event), "attempt": attempt})
             return outs
+
+    def _context(self, rec: Record, attempt: int, *, final: bool) -> RecordContext:
+        return RecordContext(
+            group=self._cfg.group, topic=rec.topic, partition=rec.partition, offset=rec.offset,
+            key=rec.key_text, timestamp_ms=rec.timestamp_ms, attempt=attempt,
+            final_attempt=final, headers=rec.headers,
+        )  # fmt: skip
 
     async def _after_dead_letter(
         self, rec: Record, event: BaseModel, ctx: RecordContext, reason: str,
@@ -176,6 +206,8 @@ class RecordProcessor:
                 )
             if key is None:
                 key = self._stage.key_of(event)
+            if key is None and isinstance(event, TenantEvent):
+                key = event.tenant  # the key must equal the payload's tenant
             kbytes = rec.key if key is None else key.encode("utf-8")
             value = encode(event, self._cfg.max_record_bytes)
             outs.append(OutRecord(topic, kbytes, value, headers))
@@ -183,12 +215,10 @@ class RecordProcessor:
 
     @staticmethod
     def _reason(exc: BaseException) -> str:
-        if isinstance(exc, OutputTooLarge):
-            return "output_too_large"
+        if isinstance(exc, PoisonError):  # OutputTooLarge, KeyMismatch, the stages' own
+            return exc.reason
         if is_transient(exc):
             return "transient_exhausted"
-        if isinstance(exc, PoisonError):
-            return "poison"
         return "handler_error"
 
     def _fields(self, rec: Record, event: BaseModel | None) -> dict[str, Any]:
@@ -206,14 +236,13 @@ class RecordProcessor:
             str(exc)[:500],
             extra={**self._fields(rec, event), "attempt": attempt, "reason": reason},
         )
-        return (
-            dead_letter(
-                rec,
-                exc,
-                dlq_topic=self._cfg.dlq_topic,
-                group=self._cfg.group,
-                stage=self._cfg.stage,
-                attempt=attempt,
-                reason=reason,
-            ),
+        return dead_letter(
+            rec,
+            exc,
+            dlq_topic=self._cfg.dlq_topic,
+            group=self._cfg.group,
+            stage=self._cfg.stage,
+            attempt=attempt,
+            reason=reason,
+            delivery_headers=getattr(self._stage, "delivery_headers", ()),
         )

@@ -67,6 +67,9 @@ class Stage(Protocol[In]):
     # partition for sinks (a per-partition watermark needs offset order); "key" when a sink
     # keeps per-key watermarks or needs none.
     lane_by: LaneBy | None = None
+    # Headers that steer one delivery of a record (a release of a claim): its dead
+    # letter is stored without them, so a redriven copy is an ordinary record again.
+    delivery_headers: tuple[str, ...] = ()
 
     async def handle(self, event: In, ctx: RecordContext) -> Sequence[BaseModel | Routed]:
         """Process one event; raise TransientError to retry, PoisonError to dead-letter."""

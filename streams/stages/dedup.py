@@ -6,6 +6,8 @@ facts inside the contradiction band travel with each candidate, so the judge rea
 by id instead of searching the same index again. The tenant's gate keeps its live facts
 unchanged in between; when something else wrote meanwhile (a redriven or replayed
 record), the watermark read before the search (``live_facts_as_of``) tells the judge.
+The survivors' embeddings are staged in Postgres under the output event's id
+(streams/store/staged_vectors.py), not sent: the writer's insert takes them from there.
 Every drop travels in the output event for the writer to store, and an episode with no
 candidates still emits its (empty) event so the writer can mark the episode done.
 """
@@ -21,13 +23,15 @@ from pydantic import BaseModel
 from streams.domain import dedup as rules
 from streams.domain.facts import LiveFact
 from streams.events import FactsDeduped, FactsResolved
+from streams.model.ports import CallRecord
 from streams.runtime.stage import RecordContext, Stage, StageDeps
-from streams.stages.embed_batch import EmbeddingStage, derived_event_id
+from streams.stages.embed_batch import EmbeddingStage, derived_event_id, scope_of
+from streams.store import staged_vectors
 from streams.store.live_facts import (
     find_believed_by_triples,
     nearest_live_facts,
-    newest_live_fact_at,
 )
+from streams.store.llm_calls import with_calls
 
 STAGE = "dedup"
 
@@ -39,7 +43,9 @@ class DedupStage(EmbeddingStage[FactsResolved]):
     async def handle(self, event: FactsResolved, ctx: RecordContext) -> Sequence[BaseModel]:
         ds, proj = event.dataset, event.project_id
         async with self.pool.acquire() as conn:
-            believed = await find_believed_by_triples(
+            # The watermark is read before the search: a write in between makes the
+            # judge search again.
+            believed, as_of = await find_believed_by_triples(
                 conn, ds, proj, rules.batch_triples(event.facts)
             )
         now = datetime.now(UTC)
@@ -47,13 +53,11 @@ class DedupStage(EmbeddingStage[FactsResolved]):
             event.facts, believed, stated_at=event.stated_at or now, now=now,
             min_confidence=self.settings.retrieval_min_confidence,
         )  # fmt: skip
-        vectors = await self.embed(event, "facts", [f.sentence() for f in exact.survivors])
+        calls: list[CallRecord] = []  # the embedding call's records, stored with the vectors
+        vectors = await self.embed(event, "facts", [f.sentence() for f in exact.survivors], calls)
         neighbours: list[list[LiveFact]] = []
-        as_of = None
         if vectors:
             async with self.pool.acquire() as conn:
-                # Read before the search: a write in between makes the judge search again.
-                as_of = await newest_live_fact_at(conn, ds, proj)
                 # Several per survivor: the nearest may be barred (validity, same
                 # predicate with another object) while the next is a true duplicate;
                 # and the judge takes the ones in its band from here.
@@ -66,9 +70,16 @@ class DedupStage(EmbeddingStage[FactsResolved]):
             exact.survivors, vectors, neighbours,
             self.settings.fact_dedup_threshold, self.settings.contradiction_band_min,
         )  # fmt: skip
+        event_id = derived_event_id(STAGE, event)
+        if near.vectors or calls:
+            async with self.pool.acquire() as conn:
+                await staged_vectors.stage(
+                    conn, ds, proj, event_id, near.vectors,
+                    record=lambda q, a: with_calls(q, a, scope_of(event), STAGE, calls),
+                )  # fmt: skip
         return [
             FactsDeduped(
-                event_id=derived_event_id(STAGE, event),
+                event_id=event_id,
                 **event.carried(),
                 candidates=near.candidates,
                 closures=exact.closures,

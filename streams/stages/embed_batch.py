@@ -7,7 +7,7 @@ import uuid
 from typing import Any, Literal
 
 from streams.events import StageOutput, TenantEvent
-from streams.model.ports import CallScope, Embedder, EmbedInput, ModelCallFailed
+from streams.model.ports import CallRecord, CallScope, Embedder, EmbedInput, ModelCallFailed
 from streams.runtime.stage import StageDeps
 from streams.stages.release import ReleasesClaimOnDeadLetter, StageOutputT
 from streams.store.llm_calls import record_calls
@@ -35,13 +35,16 @@ async def embed_batch(
     purpose: Literal["summary", "entities", "facts"],
     texts: list[str],
     dim: int,
+    deferred: list[CallRecord] | None = None,
 ) -> list[list[float]]:
     """One embedding call (none for no texts); its CallRecords are stored either way.
 
     A failed call propagates as ModelCallFailed: the provider has already retried, and
     the runtime's single error policy (streams.errors.is_transient) decides what follows.
     A vector of another dimension than ``dim`` or with a value that is not finite fails
-    the same way whatever embedder answered: it is never stored.
+    the same way whatever embedder answered: it is never stored. ``deferred``: a
+    successful call's records go there instead, for the caller's next statement to store
+    (streams/store/llm_calls.py with_calls); a failed call's are stored at once.
     """
     if not texts:
         return []
@@ -50,8 +53,11 @@ async def embed_batch(
     except ModelCallFailed as exc:
         await record_calls(pool, scope, stage, exc.calls)
         raise
-    await record_calls(pool, scope, stage, result.calls)
     problem = unusable_vectors(result.value, len(texts), dim)
+    if deferred is not None and problem is None:
+        deferred.extend(result.calls)
+        return result.value
+    await record_calls(pool, scope, stage, result.calls)
     if problem is not None:
         raise ModelCallFailed(f"embedder returned {problem}", [])
     return result.value
@@ -79,9 +85,10 @@ class EmbeddingStage(ReleasesClaimOnDeadLetter[StageOutputT]):
         self.tuning: ScanTuning = DEFAULT_TUNING  # the bench sets others
 
     async def embed(
-        self, event: StageOutput, purpose: Literal["entities", "facts"], texts: list[str]
-    ) -> list[list[float]]:
+        self, event: StageOutput, purpose: Literal["entities", "facts"], texts: list[str],
+        deferred: list[CallRecord] | None = None,
+    ) -> list[list[float]]:  # fmt: skip
         return await embed_batch(
             self.pool, self.embedder, scope_of(event), self.name, purpose, texts,
-            self.settings.embedding_dim,
+            self.settings.embedding_dim, deferred,
         )  # fmt: skip

@@ -38,10 +38,10 @@ from streams.events import EpisodeCompleted, FactsExtracted
 from streams.model.ports import CallScope, ExtractInput, ModelResult, Models
 from streams.runtime.stage import RecordContext, Routed, Stage, StageDeps
 from streams.stages.base import PipelineStage
-from streams.stages.release import Release, release_of, release_record
+from streams.stages.release import RELEASE_HEADERS, Release, release_of, release_record
 from streams.store import claims, episodes, gate
 from streams.store.context import load_entity_types, load_prompt_context
-from streams.store.llm_calls import record_calls
+from streams.store.llm_calls import record_calls, with_calls
 
 log = logging.getLogger(__name__)
 
@@ -62,13 +62,14 @@ def mentioned_names(raw: RawGraph) -> set[str]:
 class ExtractStage(PipelineStage[EpisodeCompleted]):
     name = STAGE
     input_model: type[BaseModel] = EpisodeCompleted
+    delivery_headers = RELEASE_HEADERS
 
     async def handle(self, event: EpisodeCompleted, ctx: RecordContext) -> Sequence[BaseModel]:
         pool = self.deps.pool
         release = release_of(ctx)
         async with pool.acquire() as conn:
-            if release is not None:
-                status = await self._end_released(conn, event, release)
+            if release is not None and await self._end_released(conn, event, release):
+                status = "failed"
             else:
                 enqueued = await episodes.enqueue_episode(
                     conn, event, self.deps.settings.max_retries
@@ -112,16 +113,20 @@ class ExtractStage(PipelineStage[EpisodeCompleted]):
         why = f"dead-lettered by {STAGE} ({reason}): {error}"
         return [release_record(self.deps.settings, claimed, Release(token, why))]
 
-    async def _end_released(self, conn: Any, event: EpisodeCompleted, release: Release) -> str:
+    async def _end_released(self, conn: Any, event: EpisodeCompleted, release: Release) -> bool:
+        """End the claim a release names; False when it names no live claim of this
+        episode (ended already, taken over, or never one): then the record is an
+        ordinary episode, queued as any other, never left waiting for a claim timeout."""
         ended = await claims.release_dead_lettered(
             conn, *_key(event), release.token, release.reason
         )
-        log.warning(
-            "extract: episode %s of %s %s: %s", *_ids(event),
-            "failed (claim released)" if ended else "release of an ended claim ignored",
-            release.reason,
-        )  # fmt: skip
-        return "failed" if ended else "released before"
+        if ended:
+            log.warning("extract: episode %s of %s failed (claim released): %s", *_ids(event),
+                        release.reason)  # fmt: skip
+        else:
+            log.info("extract: episode %s of %s carries a release of no live claim; handled"
+                     " as an ordinary episode", *_ids(event))  # fmt: skip
+        return ended
 
     async def _claim_next(
         self, conn: Any, event: EpisodeCompleted, ctx: RecordContext
@@ -201,7 +206,7 @@ class ExtractStage(PipelineStage[EpisodeCompleted]):
         messages = event.window_messages()
         if not messages:
             async with pool.acquire() as conn:
-                await gate.mark_semantic_skipped(conn, *_key(event), "no messages in the window")
+                await gate.mark_semantic_skipped(conn, *_key(event), event.why_empty())
             log.info("extract: episode %s of %s skipped: empty window", *_ids(event))
             return []
 
@@ -221,11 +226,11 @@ class ExtractStage(PipelineStage[EpisodeCompleted]):
         if result is None:
             return []
 
-        async with pool.acquire() as conn:
-            await record_calls(conn, scope, STAGE, result.calls)
+        async with pool.acquire() as conn:  # the call's records ride on the lookup
             types = await load_entity_types(
-                conn, event.dataset, event.project_id, mentioned_names(result.value)
-            )
+                conn, event.dataset, event.project_id, mentioned_names(result.value),
+                record=lambda q, a: with_calls(q, a, scope, STAGE, result.calls),
+            )  # fmt: skip
         entities, guarded, dropped = guard_claims(result.value, types, settings)
         # The user's world (allow-list, cap, orphans) is decided after resolution.
         facts = [c.to_fact() for c in check_quotes(guarded, messages)]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -32,9 +33,10 @@ from streams.model.ports import (
     ModelCallFailed,
 )
 from streams.runtime.stage import RecordContext, Stage, StageDeps
-from streams.stages.embed_batch import derived_event_id
+from streams.stages.embed_batch import derived_event_id, embed_batch, scope_of
 from streams.stages.release import ReleasesClaimOnDeadLetter
-from streams.store.judge_reads import live_facts_near
+from streams.store import staged_vectors
+from streams.store.judge_reads import conflicting_live_facts, search_bands
 from streams.store.llm_calls import record_calls
 
 log = logging.getLogger(__name__)
@@ -51,17 +53,27 @@ class JudgeStage(ReleasesClaimOnDeadLetter[FactsDeduped]):
     async def handle(self, event: FactsDeduped, ctx: RecordContext) -> Sequence[BaseModel]:
         s = self.settings
         now = datetime.now(UTC)
-        live = await live_facts_near(
-            self.pool,
-            event.dataset,
-            event.project_id,
-            event.candidates,
-            band_min=s.contradiction_band_min,
-            now=now,
-            live_facts_as_of=event.live_facts_as_of,
-        )
+        candidates = list(event.candidates)
+        async with self.pool.acquire() as conn:
+            live, watermark = await conflicting_live_facts(
+                conn, event.dataset, event.project_id, candidates, now=now
+            )
+            stale = watermark != event.live_facts_as_of
+            # A band not handed over, or read before a write since: searched here.
+            search = [i for i, c in enumerate(candidates) if stale or c.band_neighbours is None]
+            if search:
+                vectors = await self._vectors(conn, event, search)
+                found = await search_bands(
+                    conn, event.dataset, event.project_id, [candidates[i] for i in search],
+                    vectors, band_min=s.contradiction_band_min, now=now,
+                )  # fmt: skip
+                for i, banded in zip(search, found, strict=True):
+                    candidates[i] = banded
+                live, _ = await conflicting_live_facts(
+                    conn, event.dataset, event.project_id, candidates, now=now
+                )
         pairs = find_pairs(
-            event.candidates,
+            candidates,
             live,
             band_min=s.contradiction_band_min,
             dedup_threshold=s.fact_dedup_threshold,
@@ -70,7 +82,7 @@ class JudgeStage(ReleasesClaimOnDeadLetter[FactsDeduped]):
         )
         stated_at = event.stated_at or now
         verdicts = await self._verdicts(event, pairs, stated_at, now)
-        judgement = apply_verdicts(event.candidates, pairs, verdicts, stated_at=stated_at)
+        judgement = apply_verdicts(candidates, pairs, verdicts, stated_at=stated_at)
         log.info(
             "judged: candidates=%d pairs=%d inserts=%d invalidations=%d discarded=%d",
             len(event.candidates), len(pairs), len(judgement.inserts),
@@ -81,12 +93,37 @@ class JudgeStage(ReleasesClaimOnDeadLetter[FactsDeduped]):
             FactsJudged(
                 event_id=derived_event_id(self.name, event),
                 **event.carried(),
+                vectors_from=event.event_id,
                 inserts=judgement.inserts,
                 invalidations=judgement.invalidations,
                 closures=event.closures,
                 dropped=[*event.dropped, *judgement.dropped],
             )
         ]
+
+    async def _vectors(
+        self, conn: Any, event: FactsDeduped, which: Sequence[int]
+    ) -> list[list[float] | None]:
+        """The vectors of candidates ``which`` as dedup staged them; those no longer staged
+        (a record replayed after its episode was written) are embedded and staged anew."""
+        cands = [event.candidates[i] for i in which]
+        staged = await staged_vectors.read(conn, event.dataset, event.project_id, event.event_id)
+        vectors = [None if c.vector is None else staged.get(c.vector) for c in cands]
+        missing = [i for i, v in enumerate(vectors) if v is None]
+        if missing:
+            fresh = await embed_batch(
+                self.pool, self.deps.models.embedder, scope_of(event), self.name, "facts",
+                [cands[i].fact.sentence() for i in missing], self.settings.embedding_dim,
+            )  # fmt: skip
+            restaged: dict[int, list[float]] = {}
+            for i, vec in zip(missing, fresh, strict=True):
+                vectors[i] = vec
+                if (ord_ := cands[i].vector) is not None:
+                    restaged[ord_] = vec
+            await staged_vectors.stage_some(
+                conn, event.dataset, event.project_id, event.event_id, restaged
+            )
+        return vectors
 
     async def _verdicts(
         self, event: FactsDeduped, pairs: Sequence[Pair], stated_at: datetime, now: datetime

@@ -17,6 +17,11 @@ and only for that claim: a release of a claim that was since taken over, or alre
 ended, changes nothing, so a duplicate is harmless. The summarize stage sees the copy too
 and, the summary being done, does nothing.
 
+A release is honoured only while its token names the live claim of that very episode
+(``processing`` under that token): any other record carrying the header (a client's, a
+redriven copy, a duplicate of a release already applied) is handled as the ordinary
+episode it is. Dead letters are stored without these headers (``delivery_headers``).
+
 Not covered: a record that cannot be decoded carries no readable claim; its tenant waits
 for the claim timeout as before.
 """
@@ -39,6 +44,7 @@ StageOutputT = TypeVar("StageOutputT", bound=StageOutput)
 
 CLAIM_HEADER = "factstream-release-claim"
 REASON_HEADER = "factstream-release-reason"
+RELEASE_HEADERS = (CLAIM_HEADER, REASON_HEADER)
 
 
 @dataclass(frozen=True)
@@ -55,6 +61,19 @@ def release_of(ctx: RecordContext) -> Release | None:
         return None
     reason = headers.get(REASON_HEADER, b"dead-lettered after extraction")
     return Release(token.decode("utf-8", "replace"), reason.decode("utf-8", "replace"))
+
+
+def too_large_to_copy(episode: EpisodeCompleted, settings: Settings) -> str | None:
+    """Why a copy of ``episode`` rebuilt from the ledger cannot be published (None: it can).
+    Accepted events always fit (the runtime refuses one whose copy would not); a row
+    stored by an older version, or a record limit lowered since, may not."""
+    size = episode.copy_size()
+    if size <= settings.max_record_bytes:
+        return None
+    return (
+        f"its copy from the ledger is {size} bytes, over the record limit"
+        f" max_record_bytes={settings.max_record_bytes}: it cannot be republished"
+    )
 
 
 def release_record(settings: Settings, episode: EpisodeCompleted, release: Release) -> Routed:

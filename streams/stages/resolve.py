@@ -20,10 +20,12 @@ from streams.domain.drops import bound_dropped
 from streams.domain.resolution import EntityNeighbour, Incoming
 from streams.domain.users_world import keep_users_world
 from streams.events import USER_ENTITY, FactsExtracted, FactsResolved
+from streams.model.ports import CallRecord
 from streams.runtime.stage import RecordContext, Stage, StageDeps
-from streams.stages.embed_batch import EmbeddingStage, derived_event_id
+from streams.stages.embed_batch import EmbeddingStage, derived_event_id, scope_of
 from streams.store.context import load_user_linked
 from streams.store.entities import find_by_names, nearest_same_type, upsert_entities
+from streams.store.llm_calls import with_calls
 
 STAGE = "resolve"
 
@@ -39,11 +41,15 @@ class ResolveStage(EmbeddingStage[FactsExtracted]):
         async with self.pool.acquire() as conn:
             rows = await find_by_names(conn, ds, proj, sorted({i.name for i in items}))
         to_search = resolution.needs_search(items, rows)
-        vecs = await self.embed(event, "entities", [i.name for i in to_search])
+        calls: list[CallRecord] = []  # the embedding call's records, stored with a read below
+        vecs = await self.embed(event, "entities", [i.name for i in to_search], calls)
         async with self.pool.acquire() as conn:
             plan = await self._plan(conn, event, items, rows, to_search, vecs)
             entities, facts = resolution.rename(items, plan, event.facts)
-            stored_linked = await load_user_linked(conn, ds, proj, {f.subject for f in facts})
+            stored_linked = await load_user_linked(
+                conn, ds, proj, {f.subject for f in facts},
+                record=lambda q, a: with_calls(q, a, scope_of(event), STAGE, calls),
+            )  # fmt: skip
             entities, facts, dropped = keep_users_world(
                 entities, facts, stored_linked, self.settings.max_facts_per_episode
             )

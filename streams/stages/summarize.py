@@ -4,6 +4,11 @@ Consumes episodes.completed in its own group and writes only the episode row (a
 Postgres sink with nothing to publish). Idempotent, so a redelivered record is harmless:
 a done summary is not redone (unless the event asks to reprocess), and a summary that
 was saved before its embedding failed is only re-embedded (seed "Failure handling").
+
+Every failure counts toward ``max_retries``: a model failure here, anything else (a
+database error, a bug, transient errors past the runtime's budget) when the runtime
+dead-letters the record (``on_dead_letter``), so the sweep retries an episode a bounded
+number of times and never republishes it forever.
 """
 
 from __future__ import annotations
@@ -13,14 +18,16 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel
 
+from streams.domain.names import strip_unstorable
 from streams.errors import ModelError
 from streams.events import EpisodeCompleted
 from streams.model.ports import CallRecord, CallScope, EmbedInput, Models, SummarizeInput
 from streams.runtime.stage import RecordContext, Stage, StageDeps
 from streams.stages.base import PipelineStage
 from streams.stages.embed_batch import unusable_vectors
+from streams.stages.release import RELEASE_HEADERS
 from streams.store import episodes
-from streams.store.llm_calls import record_calls
+from streams.store.llm_calls import record_calls, with_calls
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +40,7 @@ class SummarizeStage(PipelineStage[EpisodeCompleted]):
     # No consumed-offsets watermark to keep (the ledger makes it idempotent), so tenants
     # of one partition are summarised concurrently, not one partition at a time.
     lane_by = "key"
+    delivery_headers = RELEASE_HEADERS
 
     async def handle(self, event: EpisodeCompleted, ctx: RecordContext) -> Sequence[BaseModel]:
         pool, models = self.deps.pool, self.deps.models
@@ -53,7 +61,7 @@ class SummarizeStage(PipelineStage[EpisodeCompleted]):
         messages = event.window_messages()
         if not messages:
             async with pool.acquire() as conn:
-                await episodes.mark_summary_skipped(conn, *key, "no messages in the window")
+                await episodes.mark_summary_skipped(conn, *key, event.why_empty())
             return []
 
         # Both model calls first, then one transaction stores their calls and the outcome.
@@ -86,6 +94,22 @@ class SummarizeStage(PipelineStage[EpisodeCompleted]):
             log.info("summarize: episode %s of %s done", key[2], event.tenant)
         return []
 
+    async def on_dead_letter(
+        self, event: EpisodeCompleted, ctx: RecordContext, reason: str, error: str
+    ) -> Sequence[BaseModel]:
+        """The record is dead-lettered: count the failed summary (the sweep retries it
+        under the cap)."""
+        async with self.deps.pool.acquire() as conn:
+            counted = await episodes.count_summary_failure(
+                conn, event.dataset, event.project_id, event.episode_id,
+                f"dead-lettered ({reason}): {error}",
+            )  # fmt: skip
+        if counted is not None:
+            log.warning("summarize: episode %s of %s failed (%d of %d retries used): %s",
+                        event.episode_id, event.tenant, counted, self.deps.settings.max_retries,
+                        error)  # fmt: skip
+        return []
+
     async def _summarize(
         self, event: EpisodeCompleted, scope: CallScope, models: Models, calls: list[CallRecord]
     ) -> tuple[str | None, str]:
@@ -97,7 +121,8 @@ class SummarizeStage(PipelineStage[EpisodeCompleted]):
             calls += getattr(exc, "calls", [])
             return None, f"summarisation failed: {exc}"
         calls += result.calls
-        summary = result.value.summary.strip()
+        # NUL cannot be stored (nor unpaired surrogates): what is left is the summary.
+        summary = strip_unstorable(result.value.summary).strip()
         return (summary, "") if summary else (None, "summarisation returned nothing")
 
     async def _embed(
@@ -138,11 +163,15 @@ class SummarizeStage(PipelineStage[EpisodeCompleted]):
         error: str = "",
     ) -> None:
         key = (scope.dataset, scope.project_id, scope.episode_id)
+        if vector is not None:  # done: one statement stores the calls and the outcome
+            async with self.deps.pool.acquire() as conn:
+                await episodes.save_summary_embedding(
+                    conn, *key, vector, summary=summary,
+                    record=lambda q, a: with_calls(q, a, scope, STAGE, calls),
+                )  # fmt: skip
+            return
         async with self.deps.pool.acquire() as conn, conn.transaction():
             await record_calls(conn, scope, STAGE, calls)
-            if vector is not None:
-                await episodes.save_summary_embedding(conn, *key, vector, summary=summary)
-                return
             if summary is not None:
                 await episodes.save_summary(conn, *key, summary)
             await episodes.mark_summary_failed(conn, *key, error)

@@ -36,6 +36,25 @@ _CLAIM = (
 _RECORD = (
     _INSERT + "last_offset = GREATEST(c.last_offset, EXCLUDED.last_offset), updated_at = now()"
 )
+
+
+def claim_after(first: str, n_params: int) -> str:
+    """One statement: ``first`` (a SELECT of one row with a ``now`` column, numbering its
+    parameters $1..$n_params: the writer's lock) runs, then the claim of the offset given
+    in the next five parameters (group, topic, partition, offset, tenant); one row back,
+    ``now`` and ``claimed``. The claim's conflict check reads the newest committed row
+    whatever the statement's snapshot, so it stays exact under the lock taken just before."""
+    g, t, p, o, ten = (f"${n_params + i}" for i in range(1, 6))
+    return (
+        f"WITH first AS MATERIALIZED ({first}), claimed AS ("
+        f" INSERT INTO consumed_offsets AS c ({_KEY}, last_offset, updated_at)"
+        f" SELECT {g}, {t}, {p}, {ten}, {o}, now() FROM first"
+        f" ON CONFLICT ({_KEY}) DO UPDATE SET last_offset = EXCLUDED.last_offset,"
+        " updated_at = now() WHERE c.last_offset < EXCLUDED.last_offset RETURNING 1)"
+        " SELECT first.now, EXISTS (SELECT 1 FROM claimed) AS claimed FROM first"
+    )
+
+
 _SELECT = (
     "SELECT last_offset FROM consumed_offsets WHERE consumer_group = $1 AND topic = $2"
     " AND partition = $3 AND tenant = $4 FOR UPDATE"

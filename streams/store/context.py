@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from streams.events import USER_ENTITY, EntityType
+from streams.store.statements import Rider
 
 # Live facts that name an entity other than the user alone; the predicate of the partial
 # index facts_live_entity_links (migration 011), spelled the same so the planner uses it.
@@ -28,22 +29,74 @@ class PromptContext:
     recent_facts: list[str] = field(default_factory=list)  # "subject predicate object"
 
 
+_CONTEXT = f"""
+WITH recent AS MATERIALIZED (
+    SELECT created_at, subject_entity_id, object_entity_id FROM facts
+    WHERE dataset = $1 AND project_id = $2 AND {_live()} AND {_NAMES_AN_ENTITY}
+    ORDER BY created_at DESC LIMIT $3
+), probe AS (
+    SELECT created_at, subject_entity_id FROM facts
+    WHERE dataset = $1 AND project_id = $2 AND {_live()} AND subject = 'user'
+        AND subject_entity_id IS NOT NULL ORDER BY created_at DESC LIMIT 1
+), seen AS (
+    SELECT id, max(created_at) AS at FROM (
+        SELECT subject_entity_id AS id, created_at FROM recent
+        UNION ALL SELECT object_entity_id, created_at FROM recent
+        UNION ALL SELECT subject_entity_id, created_at FROM probe
+    ) x WHERE id IS NOT NULL GROUP BY id
+), named AS MATERIALIZED (
+    SELECT e.name, max(s.at) AS at FROM seen s JOIN entities e ON e.id = s.id
+    WHERE e.dataset = $1 AND e.project_id = $2 GROUP BY e.name
+)
+SELECT 'name' AS part, n.name AS text, n.at, (SELECT max(id) FROM entities
+    WHERE dataset = $1 AND project_id = $2 AND name = n.name) AS num FROM named n
+UNION ALL SELECT 'window', NULL, min(created_at), count(*) FROM recent
+UNION ALL (SELECT 'unseen', name, NULL, max(id) FROM entities
+    WHERE dataset = $1 AND project_id = $2 AND name NOT IN (SELECT name FROM named)
+    GROUP BY name ORDER BY max(id) DESC LIMIT $4)
+UNION ALL (SELECT 'fact', subject || ' ' || predicate || ' ' || object, created_at, id
+    FROM facts WHERE dataset = $1 AND project_id = $2 AND {_live()}
+    ORDER BY created_at DESC, id DESC LIMIT $5)
+"""
+
+
 async def load_prompt_context(
     conn: Any, dataset: str, project_id: str, entity_limit: int, fact_limit: int
 ) -> PromptContext:
     """Up to ``entity_limit`` entity names (those with recent live facts first) and the
-    ``fact_limit`` most recent live facts, so names and predicates stay consistent."""
-    names = await _entity_names(conn, dataset, project_id, entity_limit)
-    facts = await conn.fetch(
-        "SELECT subject, predicate, object FROM facts"
-        f" WHERE dataset = $1 AND project_id = $2 AND {_live()}"
-        " ORDER BY created_at DESC, id DESC LIMIT $3",
-        dataset, project_id, fact_limit,
-    )  # fmt: skip
-    return PromptContext(
-        entity_names=names,
-        recent_facts=[f"{r['subject']} {r['predicate']} {r['object']}" for r in facts],
+    ``fact_limit`` most recent live facts, so names and predicates stay consistent.
+
+    One statement reads the first window of :func:`_entity_names` together with the
+    tie-break, the fact-less names and the recent facts; only a window that does not
+    settle the names (a tenant whose newest facts name few entities) reads on."""
+    window = max(2 * entity_limit, 64)
+    rows = await conn.fetch(
+        _CONTEXT, dataset, project_id, window, max(entity_limit, 0), max(fact_limit, 0)
     )
+    parts: dict[str, list[Any]] = {"name": [], "window": [], "unseen": [], "fact": []}
+    for r in rows:
+        parts[r["part"]].append(r)
+    facts = sorted(parts["fact"], key=lambda r: (r["at"], r["num"]), reverse=True)
+    recent_facts = [r["text"] for r in facts]
+    if entity_limit <= 0:
+        return PromptContext([], recent_facts)
+    [span] = parts["window"]
+    everything = span["num"] < window
+    last = {r["text"]: r["at"] for r in parts["name"]}
+    certain = {n: t for n, t in last.items() if everything or t > span["at"]}
+    if not everything and len(certain) < entity_limit:
+        names = await _entity_names(conn, dataset, project_id, entity_limit)
+        return PromptContext(names, recent_facts)
+    newest = {r["text"]: r["num"] for r in parts["name"]}
+    ranked = _ranked(certain, newest, entity_limit)
+    if len(ranked) < entity_limit:  # every live fact was read: the rest have none
+        ranked += [r["text"] for r in parts["unseen"]][: entity_limit - len(ranked)]
+    return PromptContext(ranked, recent_facts)
+
+
+def _ranked(certain: dict[str, Any], newest: dict[str, int], limit: int) -> list[str]:
+    """Names by their latest live fact, ties by newest entity id, at most ``limit``."""
+    return sorted(certain, key=lambda n: (certain[n], newest.get(n, 0)), reverse=True)[:limit]
 
 
 async def _entity_names(conn: Any, dataset: str, project_id: str, limit: int) -> list[str]:
@@ -122,34 +175,39 @@ async def _entity_names(conn: Any, dataset: str, project_id: str, limit: int) ->
 
 
 async def load_entity_types(
-    conn: Any, dataset: str, project_id: str, names: Collection[str]
-) -> dict[str, EntityType]:
-    """For the guards, about exactly the names a graph mentions: their stored types."""
-    wanted = sorted(set(names))
-    if not wanted:
-        return {}
-    rows = await conn.fetch(
+    conn: Any, dataset: str, project_id: str, names: Collection[str],
+    record: Rider | None = None,
+) -> dict[str, EntityType]:  # fmt: skip
+    """For the guards, about exactly the names a graph mentions: their stored types.
+    ``record`` (streams/store/llm_calls.py with_calls) stores model calls in the same
+    round trip."""
+    query = (
         # A name stored under two types: the most recently created one wins.
         "SELECT DISTINCT ON (name) name, type FROM entities"
         " WHERE dataset = $1 AND project_id = $2 AND name = ANY($3::text[])"
-        " ORDER BY name, id DESC",
-        dataset, project_id, wanted,
-    )  # fmt: skip
+        " ORDER BY name, id DESC"
+    )
+    args: list[Any] = [dataset, project_id, sorted(set(names))]
+    if record is not None:
+        query, args = record(query, args)
+    rows = await conn.fetch(query, *args)
     return {r["name"]: _entity_type(r["type"]) for r in rows}
 
 
 async def load_user_linked(
-    conn: Any, dataset: str, project_id: str, names: Collection[str]
-) -> frozenset[str]:
-    """Which of ``names`` the user is linked to by a live stored relationship."""
-    wanted = sorted(set(names))
-    if not wanted:
-        return frozenset()
-    linked = await conn.fetch(
+    conn: Any, dataset: str, project_id: str, names: Collection[str],
+    record: Rider | None = None,
+) -> frozenset[str]:  # fmt: skip
+    """Which of ``names`` the user is linked to by a live stored relationship; ``record``
+    as for :func:`load_entity_types`."""
+    query = (
         "SELECT DISTINCT object FROM facts WHERE dataset = $1 AND project_id = $2"
-        f" AND subject = $3 AND kind = 'relationship' AND object = ANY($4::text[]) AND {_live()}",
-        dataset, project_id, USER_ENTITY, wanted,
-    )  # fmt: skip
+        f" AND subject = $3 AND kind = 'relationship' AND object = ANY($4::text[]) AND {_live()}"
+    )
+    args: list[Any] = [dataset, project_id, USER_ENTITY, sorted(set(names))]
+    if record is not None:
+        query, args = record(query, args)
+    linked = await conn.fetch(query, *args)
     return frozenset(r["object"] for r in linked)
 
 

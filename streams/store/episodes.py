@@ -17,7 +17,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from pydantic import ValidationError
+
+from streams.errors import PoisonError
 from streams.events import EpisodeCompleted, Message, Window
+from streams.store.statements import Rider
 
 # One episode: its key in WHERE ($1-$3), and the columns episode_from_row reads.
 EPISODE_KEY = "dataset = $1 AND project_id = $2 AND episode_id = $3"
@@ -129,21 +133,52 @@ async def enqueue_episode(
     return Enqueued(str(row["semantic_status"]), row["completed_at"])
 
 
+class UnusableRow(PoisonError):
+    """A ledger row no valid EpisodeCompleted can be rebuilt from (stored by an older
+    version under looser rules): it cannot be republished, only ended."""
+
+
 def episode_from_row(row: Any) -> EpisodeCompleted:
     """Rebuild the EpisodeCompleted a ledger row was made from (same event id)."""
     transcript = row["transcript"]
     if isinstance(transcript, str):  # a connection without the jsonb codec
         transcript = json.loads(transcript)
-    return EpisodeCompleted(
-        event_id=row["event_id"],
-        dataset=row["dataset"],
-        project_id=row["project_id"],
-        episode_id=row["episode_id"],
-        session_id=row["session_id"],
-        window=Window(from_seq=row["from_seq"], to_seq=row["to_seq"]),
-        messages=[Message.model_validate(m) for m in transcript],
-        completed_at=row["completed_at"],
-    )
+    try:
+        return EpisodeCompleted(
+            event_id=row["event_id"],
+            dataset=row["dataset"],
+            project_id=row["project_id"],
+            episode_id=row["episode_id"],
+            session_id=row["session_id"],
+            window=Window(from_seq=row["from_seq"], to_seq=row["to_seq"]),
+            messages=[Message.model_validate(m) for m in transcript],
+            completed_at=row["completed_at"],
+        )
+    except ValidationError as exc:
+        raise UnusableRow(f"the ledger row cannot be rebuilt as an event: {exc}") from exc
+
+
+async def end_unpublishable(
+    conn: Any, dataset: str, project_id: str, episode_id: str, why: str, max_retries: int
+) -> None:
+    """An episode whose copy cannot be published (over the record limit, or a row that no
+    longer makes a valid event): both unfinished sides end ``failed`` at the retry cap,
+    with ``why``, so neither the sweep nor a wake-up sends it again."""
+    await conn.execute(
+        "UPDATE episodes SET updated_at = now(),"
+        " status = CASE WHEN status IN ('done', 'skipped') THEN status ELSE 'failed' END,"
+        " retry_count = CASE WHEN status IN ('done', 'skipped') THEN retry_count"
+        "   ELSE greatest(retry_count, $5) END,"
+        " last_error = CASE WHEN status IN ('done', 'skipped') THEN last_error ELSE $4 END,"
+        " semantic_status = CASE WHEN semantic_status IN ('done', 'skipped')"
+        "   THEN semantic_status ELSE 'failed' END,"
+        " semantic_retry_count = CASE WHEN semantic_status IN ('done', 'skipped')"
+        "   THEN semantic_retry_count ELSE greatest(semantic_retry_count, $5) END,"
+        " semantic_last_error = CASE WHEN semantic_status IN ('done', 'skipped')"
+        "   THEN semantic_last_error ELSE $4 END,"
+        f" claimed_at = NULL WHERE {EPISODE_KEY}",
+        dataset, project_id, episode_id, why[:2000], max_retries,
+    )  # fmt: skip
 
 
 # --- summary side -----------------------------------------------------------------------
@@ -181,14 +216,19 @@ async def save_summary(
 async def save_summary_embedding(
     conn: Any, dataset: str, project_id: str, episode_id: str, embedding: list[float],
     *, summary: str | None = None,
+    record: Rider | None = None,
 ) -> None:  # fmt: skip
     """The last step of the summary: the embedding (with a new summary, if given) lands
-    and the status is done."""
-    await conn.execute(
+    and the status is done; ``record`` (llm_calls.with_calls) stores the model calls in
+    the same statement."""
+    query = (
         "UPDATE episodes SET summary_embedding = $4, summary = COALESCE($5, summary),"
-        f" status = 'done', last_error = NULL, updated_at = now() WHERE {EPISODE_KEY}",
-        dataset, project_id, episode_id, embedding, summary,
-    )  # fmt: skip
+        f" status = 'done', last_error = NULL, updated_at = now() WHERE {EPISODE_KEY}"
+    )
+    args: list[Any] = [dataset, project_id, episode_id, embedding, summary]
+    if record is not None:
+        query, args = record(query, args)
+    await conn.execute(query, *args)
 
 
 async def mark_summary_failed(
@@ -199,6 +239,21 @@ async def mark_summary_failed(
         f" last_error = $4, updated_at = now() WHERE {EPISODE_KEY}",
         dataset, project_id, episode_id, error[:2000],
     )  # fmt: skip
+
+
+async def count_summary_failure(
+    conn: Any, dataset: str, project_id: str, episode_id: str, error: str
+) -> int | None:
+    """A summary attempt that failed outside the model (its record was dead-lettered):
+    ``failed``, one more retry counted; a done or skipped summary stays. Returns the
+    retries used, None when nothing was counted."""
+    used: int | None = await conn.fetchval(
+        "UPDATE episodes SET status = 'failed', retry_count = retry_count + 1,"
+        f" last_error = $4, updated_at = now() WHERE {EPISODE_KEY}"
+        " AND status NOT IN ('done', 'skipped') RETURNING retry_count",
+        dataset, project_id, episode_id, error[:2000],
+    )  # fmt: skip
+    return used
 
 
 async def mark_summary_skipped(

@@ -22,9 +22,8 @@ from typing import Any
 
 from streams.events import EpisodeCompleted
 from streams.store.episodes import EPISODE_COLUMNS, EPISODE_KEY, episode_from_row
-
-# pg_advisory_xact_lock(int4, int4) keys live apart from the writer's one-bigint keys.
-GATE_LOCK_CLASS = 0x67617465  # "gate"
+from streams.store.locks import gate_lock
+from streams.store.statements import Rider
 
 _FRESH_IN_FLIGHT = """EXISTS (
     SELECT 1 FROM episodes p WHERE p.dataset = $1 AND p.project_id = $2
@@ -68,10 +67,7 @@ async def claim_next(
     taken: :func:`release_dead_lettered` and :func:`mark_semantic_done` act only on the
     claim their record belongs to (migration 008)."""
     async with conn.transaction():
-        await conn.execute(
-            "SELECT pg_advisory_xact_lock($1, hashtext($2))",
-            GATE_LOCK_CLASS, f"{dataset}:{project_id}",
-        )  # fmt: skip
+        await conn.execute(f"SELECT {gate_lock('$1')}", f"{dataset}:{project_id}")
         row = None
         if record is not None:
             row = await conn.fetchrow(
@@ -112,6 +108,16 @@ async def next_to_release(
         dataset, project_id, claim_timeout_s,
     )  # fmt: skip
     return None if row is None else episode_from_row(row)
+
+
+async def oldest_queued(conn: Any, dataset: str, project_id: str) -> str | None:
+    """The id of the tenant's oldest queued episode, whether or not it can be rebuilt."""
+    found: str | None = await conn.fetchval(
+        "SELECT episode_id FROM episodes WHERE dataset = $1 AND project_id = $2"
+        " AND semantic_status = 'queued' ORDER BY arrival_seq LIMIT 1",
+        dataset, project_id,
+    )  # fmt: skip
+    return found
 
 
 async def mark_semantic_skipped(
@@ -178,8 +184,9 @@ async def release_claim(conn: Any, event: EpisodeCompleted, worker_id: str) -> b
 
 
 async def mark_semantic_done(
-    conn: Any, dataset: str, project_id: str, episode_id: str, claim_token: str | None = None
-) -> None:
+    conn: Any, dataset: str, project_id: str, episode_id: str, claim_token: str | None = None,
+    record: Rider | None = None,
+) -> None:  # fmt: skip
     """The writer, inside its transaction: the episode's facts are committed; this also
     opens the per-tenant gate (the writer then wakes :func:`next_to_release`).
 
@@ -188,11 +195,15 @@ async def mark_semantic_done(
     the new claim is still in flight (its facts still land; the new claim's are then
     dropped as duplicates). A claim released after a dead letter (``failed``) whose record
     was redriven and written ends ``done``. A newer version of the episode that arrived
-    while it was in flight (a later completed_at) is queued again."""
-    await conn.execute(
+    while it was in flight (a later completed_at) is queued again. ``record`` puts another
+    write in the same statement (streams/store/statements.py: the writer's drops)."""
+    query = (
         "UPDATE episodes SET semantic_last_error = NULL, newer_version_pending = false,"
         " semantic_status = CASE WHEN newer_version_pending THEN 'queued' ELSE 'done' END,"
         f" claimed_at = NULL, updated_at = now() WHERE {EPISODE_KEY}"
-        " AND ($4::text IS NULL OR claim_token IS NULL OR claim_token = $4)",
-        dataset, project_id, episode_id, claim_token,
-    )  # fmt: skip
+        " AND ($4::text IS NULL OR claim_token IS NULL OR claim_token = $4)"
+    )
+    args: list[Any] = [dataset, project_id, episode_id, claim_token]
+    if record is not None:
+        query, args = record(query, args)
+    await conn.execute(query, *args)

@@ -59,15 +59,19 @@ def live_fact_from_row(row: Any, embedding: Any = None) -> LiveFact:
 
 async def find_believed_by_triples(
     conn: Any, dataset: str, project_id: str, triples: Sequence[Triple]
-) -> dict[Triple, list[LiveFact]]:
-    """Every believed row (current or history) of each of ``triples``, oldest first."""
+) -> tuple[dict[Triple, list[LiveFact]], datetime | None]:
+    """Every believed row (current or history) of each of ``triples``, oldest first, and
+    the tenant's write watermark (:func:`newest_live_fact_at`) read in the same statement."""
     if not triples:
-        return {}
+        return {}, None
     rows = await conn.fetch(
-        f"SELECT {_COLUMNS} FROM facts t"
-        " JOIN unnest($3::text[], $4::text[], $5::text[]) AS u(s, p, o)"
-        "   ON t.subject = u.s AND t.predicate = u.p AND t.object = u.o"
-        " WHERE t.dataset = $1 AND t.project_id = $2 AND t.invalid_at IS NULL ORDER BY t.id",
+        "SELECT w.at AS watermark, r.* FROM (SELECT max(created_at) AS at FROM facts"
+        "   WHERE dataset = $1 AND project_id = $2 AND invalid_at IS NULL) w"
+        f" LEFT JOIN LATERAL (SELECT {_COLUMNS} FROM facts t"
+        "   JOIN unnest($3::text[], $4::text[], $5::text[]) AS u(s, p, o)"
+        "     ON t.subject = u.s AND t.predicate = u.p AND t.object = u.o"
+        "   WHERE t.dataset = $1 AND t.project_id = $2 AND t.invalid_at IS NULL) r ON true"
+        " ORDER BY r.id",
         dataset,
         project_id,
         [s for s, _, _ in triples],
@@ -75,9 +79,9 @@ async def find_believed_by_triples(
         [o for _, _, o in triples],
     )
     found: dict[Triple, list[LiveFact]] = {}
-    for fact in map(live_fact_from_row, rows):
+    for fact in map(live_fact_from_row, (r for r in rows if r["id"] is not None)):
         found.setdefault(fact.triple, []).append(fact)
-    return found
+    return found, rows[0]["watermark"]
 
 
 async def newest_live_fact_at(conn: Any, dataset: str, project_id: str) -> datetime | None:

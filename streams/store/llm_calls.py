@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from streams.model.ports import CallRecord, CallScope
+from streams.store.statements import with_write
 
 REPLACEMENT = "\ufffd"
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
@@ -80,3 +81,24 @@ async def record_calls(
         " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
         [_row(scope, stage, c) for c in calls],
     )
+
+
+_INSERT_CALLS = (
+    "INSERT INTO llm_calls (dataset, project_id, episode_id, stage, kind, model, request,"
+    " response, input_tokens, output_tokens, latency_ms, attempts, error)"
+    " SELECT $1, $2, $3, $4, c.* FROM unnest($5::text[], $6::text[], $7::jsonb[], $8::jsonb[],"
+    " $9::int[], $10::int[], $11::float8[], $12::int[], $13::text[]) AS c"
+)
+
+
+def with_calls(
+    query: str, args: Sequence[Any], scope: CallScope, stage: str, calls: Sequence[CallRecord]
+) -> tuple[str, list[Any]]:
+    """``query`` (one statement, its parameters ``args``) that also stores ``calls``: the
+    calls are recorded in the same round trip as the statement that follows them, and in
+    its transaction."""
+    if not calls:
+        return query, list(args)
+    rows = [_row(scope, stage, c) for c in calls]
+    columns = [list(column) for column in zip(*(r[4:] for r in rows), strict=True)]
+    return with_write(query, args, "recorded_calls", _INSERT_CALLS, [*rows[0][:4], *columns])

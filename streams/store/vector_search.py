@@ -21,7 +21,7 @@ it runs in one (sub)transaction because the settings are SET LOCAL.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,6 +45,21 @@ class ScanTuning:
 
 
 DEFAULT_TUNING = ScanTuning()
+
+
+def session_settings(tuning: ScanTuning = DEFAULT_TUNING) -> dict[str, str]:
+    """What :func:`configure_search` sets but the plan cache mode, as the server settings
+    of a session: pools open their connections with these (streams/store/db.py), so a
+    search with the default tuning needs no transaction of its own. The plan cache mode
+    stays the server's: forcing custom plans on every statement of a session costs more
+    Postgres CPU than it saves; a search gets its custom plan from a statement prepared
+    for it alone (:func:`_search`)."""
+    return {
+        "hnsw.iterative_scan": tuning.iterative_scan,
+        "hnsw.ef_search": str(int(tuning.ef_search)),
+        "hnsw.max_scan_tuples": str(int(tuning.max_scan_tuples)),
+        "work_mem": "64MB",
+    }
 
 
 async def configure_search(conn: Any, tuning: ScanTuning = DEFAULT_TUNING) -> None:
@@ -79,15 +94,25 @@ def _index_sql(source: str, columns: str, where: str, k: int) -> str:
     )
 
 
+def _output_names(columns: str) -> list[str]:
+    """The names ``columns`` ("t.id, t.name, t.embedding AS vec") come out under."""
+    names = []
+    for column in columns.split(","):
+        column = column.strip()
+        names.append(column.split(" AS ")[-1] if " AS " in column else column.split(".")[-1])
+    return names
+
+
 def _exact_sql(source: str, columns: str, where: str, k: int) -> str:
     # The rows `where` selects are read once (materialised), then each query vector takes its
     # top k by a bounded sort over them: nothing HNSW can serve, so this is exact.
+    picked = ", ".join(f"t.{name}" for name in _output_names(columns))
     return (
-        f"WITH rows AS MATERIALIZED (SELECT {columns}, t.embedding FROM {source} t"
-        f"  WHERE t.embedding IS NOT NULL AND {where})"
+        f"WITH rows AS MATERIALIZED (SELECT {columns}, t.embedding AS search_vector"
+        f"  FROM {source} t WHERE t.embedding IS NOT NULL AND {where})"
         f" SELECT q.ord, n.* FROM {_QUERIES} CROSS JOIN LATERAL ("
-        "  SELECT t.*, 1 - (t.embedding <=> q.v) AS similarity FROM rows t"
-        f"  ORDER BY t.embedding <=> q.v LIMIT {k}"
+        f"  SELECT {picked}, 1 - (t.search_vector <=> q.v) AS similarity FROM rows t"
+        f"  ORDER BY t.search_vector <=> q.v LIMIT {k}"
         " ) n ORDER BY q.ord, n.similarity DESC"
     )
 
@@ -126,29 +151,55 @@ async def nearest(
         for row in rows:
             found[positions[row["ord"] - 1]].append(row)
 
+    if getattr(conn, "session_tuning", None) == tuning:  # the session is configured already
+        await _search(conn, source, columns, where, args, vecs, k, count_where, tuning, collect)
+        return found
     async with conn.transaction():
         await configure_search(conn, tuning)
-        # Bounded count: reads at most exact_below + 1 index entries of the tenant.
-        limit = int(tuning.exact_below)
-        # `where` numbers its parameters from $2: $1 is typed and passed as NULL.
-        small = await conn.fetchval(
-            f"SELECT count(*) <= {limit} FROM (SELECT 1 FROM {source} t"
-            f" WHERE {count_where or f't.embedding IS NOT NULL AND {where}'}"
-            f" LIMIT {limit + 1}) c"
-            " WHERE $1::vector[] IS NULL",
-            None,
-            *args,
-        )
-        exact = _exact_sql(source, columns, where, k)
-        everyone = list(range(len(vecs)))
-        if small:
-            collect(await conn.fetch(exact, vecs, *args), everyone)
-            return found
-        collect(await conn.fetch(_index_sql(source, columns, where, k), vecs, *args), everyone)
-        short = [i for i, rows in enumerate(found) if len(rows) < k]
-        if short:
-            collect(await conn.fetch(exact, [vecs[i] for i in short], *args), short)
+        await _search(conn, source, columns, where, args, vecs, k, count_where, tuning, collect)
     return found
+
+
+async def _search(
+    conn: Any, source: str, columns: str, where: str, args: Sequence[Any], vecs: list[Vector],
+    k: int, count_where: str | None, tuning: ScanTuning,
+    collect: Callable[[Sequence[Any], Sequence[int]], None],
+) -> None:  # fmt: skip
+    """The small-set check and the search in one statement; the index path's short
+    answers are asked again exactly."""
+    limit = int(tuning.exact_below)
+    # Bounded count: reads at most exact_below + 1 index entries of the tenant. A one-time
+    # filter on it runs exactly one of the two paths.
+    small = (
+        f"(SELECT count(*) <= {limit} FROM (SELECT 1 FROM {source} t"
+        f" WHERE {count_where or f't.embedding IS NOT NULL AND {where}'}"
+        f" LIMIT {limit + 1}) c)"
+    )
+    exact = _exact_sql(source, columns, where, k)
+    # One row at least (the flag), then the rows of the one path the flag gates.
+    both = (
+        f"WITH f AS MATERIALIZED (SELECT {small} AS small)"
+        " SELECT f.small AS exact_path, r.* FROM f"
+        f" LEFT JOIN LATERAL (SELECT e.* FROM ({exact}) e WHERE f.small"
+        f" UNION ALL SELECT i.* FROM ({_index_sql(source, columns, where, k)}) i"
+        " WHERE NOT f.small) r ON true ORDER BY r.ord, r.similarity DESC"
+    )
+    # Prepared afresh, not from the statement cache: a new statement is planned for the
+    # values it is given (the tenant's partial index, its size), never generically.
+    statement = await conn.prepare(both)
+    rows = await statement.fetch(vecs, *args)
+    everyone = list(range(len(vecs)))
+    collect([r for r in rows if r["ord"] is not None], everyone)
+    if rows[0]["exact_path"]:
+        return
+    found_per: dict[int, int] = {}
+    for r in rows:
+        if r["ord"] is not None:
+            found_per[r["ord"] - 1] = found_per.get(r["ord"] - 1, 0) + 1
+    short = [i for i in everyone if found_per.get(i, 0) < k]
+    if short:
+        retry = await conn.prepare(exact)
+        collect(await retry.fetch([vecs[i] for i in short], *args), short)
 
 
 async def nearest_per_key(

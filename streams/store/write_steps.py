@@ -8,7 +8,7 @@ on the tenant; ``$1, $2, $3`` are always dataset, project_id and the transaction
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -27,6 +27,14 @@ _TRIPLES = (
 )
 _TENANT = "dataset = $1 AND project_id = $2"
 _CURRENT = "(valid_until IS NULL OR valid_until > $3)"
+# Ids a record names are kept only when they are this tenant's rows: a forged or stale
+# record may name another tenant's entity or fact (or none), which would link across
+# tenants or fail the foreign key; such an id is stored as unknown (NULL).
+_OWN_IDS = (
+    "SELECT (SELECT id FROM entities WHERE id = t.se AND dataset = $1 AND project_id = $2) AS se,"
+    " (SELECT id FROM entities WHERE id = t.oe AND dataset = $1 AND project_id = $2) AS oe,"
+    " (SELECT id FROM facts WHERE id = t.eb AND dataset = $1 AND project_id = $2) AS eb"
+)
 _ON_OPEN_CONFLICT = (
     " ON CONFLICT (dataset, project_id, subject, predicate, object)"
     " WHERE invalid_at IS NULL AND valid_until IS NULL DO NOTHING RETURNING id"
@@ -54,9 +62,23 @@ class _Stored:
     ours: bool  # written by this episode before (a replay or a redelivered reprocess)
 
 
+class VectorsMissing(Exception):
+    """Inserts whose embedding was neither given nor staged (a replayed or redriven record
+    after the sweep purged them, or a Postgres restart emptied the unlogged table): the
+    write stage embeds them and writes the episode again."""
+
+    def __init__(self, inserts: Sequence[int]) -> None:
+        super().__init__(f"no staged embedding for inserts {list(inserts)}")
+        self.inserts = list(inserts)
+
+
 class EpisodeWriter:
-    def __init__(self, conn: Any, event: FactsJudged, now: datetime, stated_at: datetime) -> None:
+    def __init__(
+        self, conn: Any, event: FactsJudged, now: datetime, stated_at: datetime,
+        vectors: Mapping[int, list[float]] | None = None,
+    ) -> None:  # fmt: skip
         self.conn, self.event, self.now, self.stated_at = conn, event, now, stated_at
+        self.vectors: Mapping[int, list[float]] = vectors or {}
         self.t = (event.dataset, event.project_id, now)
         self.result = WriteResult()
         self.live_ids: dict[Triple, int] = {}  # triples current before this transaction
@@ -140,19 +162,28 @@ class EpisodeWriter:
     async def _insert(self, survivors: Sequence[tuple[int, Candidate]]) -> dict[int, int]:
         """Insert survivors in one statement; returns the new ids by index into the
         event's inserts. Rows go in event order, so of two equal open triples the first
-        lands and the partial unique index refuses the second."""
+        lands and the partial unique index refuses the second. Embeddings come from
+        ``self.vectors`` (embedded by the write stage) or are consumed from where dedup
+        staged them, in the same statement; a row left without one is refused
+        (:class:`VectorsMissing`), so the whole transaction rolls back."""
         if not survivors:
             return {}
         facts = [c.fact for _, c in survivors]
+        given = [self.vectors.get(i) for i, _ in survivors]
         rows = await self.conn.fetch(
-            f"INSERT INTO facts ({COLUMNS}) SELECT $1, $2, s, p, o, k, se, oe, conf, q, $4,"
-            " e, vf, vu, $3, $5, NULL, eb, CASE WHEN eb IS NOT NULL THEN 'superseded' END, ut"
+            "WITH staged AS (DELETE FROM staged_vectors WHERE dataset = $1 AND project_id = $2"
+            " AND event_id = $18 RETURNING ord, embedding)"
+            f" INSERT INTO facts ({COLUMNS}) SELECT $1, $2, s, p, o, k, own.se, own.oe, conf, q,"
+            " $4, COALESCE(e, staged.embedding), vf, vu, $3, $5, NULL, own.eb,"
+            " CASE WHEN own.eb IS NOT NULL THEN 'superseded' END, ut"
             " FROM unnest($6::text[], $7::text[], $8::text[], $9::text[], $10::bigint[],"
             " $11::bigint[], $12::real[], $13::text[], $14::vector[], $15::timestamptz[],"
-            " $16::timestamptz[], $17::bigint[], $18::text[]) WITH ORDINALITY"
-            " AS t(s, p, o, k, se, oe, conf, q, e, vf, vu, eb, ut, n) ORDER BY n"
+            " $16::timestamptz[], $17::bigint[], $19::text[], $20::int[]) WITH ORDINALITY"
+            " AS t(s, p, o, k, se, oe, conf, q, e, vf, vu, eb, ut, vr, n)"
+            f" CROSS JOIN LATERAL ({_OWN_IDS}) AS own"
+            " LEFT JOIN staged ON staged.ord = t.vr ORDER BY n"
             + _ON_OPEN_CONFLICT
-            + ", subject, predicate, object",
+            + ", subject, predicate, object, embedding IS NULL AS unembedded",
             *self.t,
             self.event.episode_id,
             self.stated_at,
@@ -164,20 +195,30 @@ class EpisodeWriter:
             [f.object_entity_id for f in facts],
             [f.confidence for f in facts],
             [f.source_quote for f in facts],
-            [Vector(c.embedding) if c.embedding else None for _, c in survivors],
+            [None if v is None else Vector(v) for v in given],
             [f.valid_from for f in facts],
             [f.valid_until for f in facts],
             [c.ended_by for _, c in survivors],
+            self.event.vectors_from or "",
             [f.untrusted for f in facts],
+            [
+                None if v is not None else c.vector
+                for v, (_, c) in zip(given, survivors, strict=True)
+            ],
         )
-        landed = {(r["subject"], r["predicate"], r["object"]): r["id"] for r in rows}
+        landed = {(r["subject"], r["predicate"], r["object"]): r for r in rows}
+        unembedded = [
+            i for i, c in survivors if (r := landed.get(c.fact.triple)) and r["unembedded"]
+        ]
+        if unembedded:
+            raise VectorsMissing(unembedded)
         ids: dict[int, int] = {}
         for index, c in survivors:
-            new_id = landed.pop(c.fact.triple, None)  # pop: a repeat of the triple did not land
-            if new_id is None:  # the unique index's backstop (a duplicate in the batch)
+            row = landed.pop(c.fact.triple, None)  # pop: a repeat of the triple did not land
+            if row is None:  # the unique index's backstop (a duplicate in the batch)
                 self._drop(c, "live_conflict", "the partial unique index refused a second live row")
                 continue
-            ids[index] = new_id
+            ids[index] = row["id"]
             self.result.inserted += 1
         return ids
 

@@ -1,14 +1,15 @@
 """The writer's transaction (seed "Step 5, Write"): one judged episode, all or nothing.
 
-One READ COMMITTED transaction per event. Its first statement takes
-``pg_advisory_xact_lock(hashtext('<dataset>:<project_id>'))`` and, in the same statement
+One READ COMMITTED transaction per event. Its first statement takes the tenant's
+advisory lock (``pg_advisory_xact_lock(hashtextextended('<dataset>:<project_id>', 0))``,
+streams/store/locks.py) and, in the same statement
 and before the lock, sets ``lock_timeout`` / ``statement_timeout`` for the transaction, so
 the lock wait itself is bounded (a timeout is sqlstate 55P03: transient, retried). Under
 the lock, in order:
 
-1. redelivery: the consumed offset is recorded per tenant
-   (streams/store/consumed_offsets.py); an offset already recorded for this tenant makes
-   the whole transaction a no-op;
+1. redelivery: the consumed offset is recorded per tenant, in the lock's own statement
+   (streams/store/consumed_offsets.py claim_after); an offset already recorded for this
+   tenant makes the whole transaction a no-op;
 2. race re-check: a staged insert whose triple became current meanwhile (a concurrent
    job), or is stored with the same validity, or was written by this episode before, is
    dropped;
@@ -20,29 +21,32 @@ the lock, in order:
 5. losers end at the date the judge gave (superseded), closures at the date the user
    gave (closed), and the cascade ends the facts anchored on an entity whose last user
    link ended, at that link's end (streams/store/valid_ends.py: both clocks are kept);
-6. drops and the episode's ``semantic_status=done`` are recorded; commit.
+6. the episode's ``semantic_status=done`` is recorded, its drops by the same statement;
+   commit.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
 from streams.events import Dropped, FactsJudged
-from streams.store.consumed_offsets import ConsumedOffsets, ConsumedRecord
+from streams.store.consumed_offsets import ConsumedRecord, claim_after
 from streams.store.gate import mark_semantic_done
-from streams.store.write_steps import EpisodeWriter, WriteResult
+from streams.store.locks import writer_lock
+from streams.store.statements import with_write
+from streams.store.write_steps import EpisodeWriter, VectorsMissing, WriteResult
 
-__all__ = ["WriteResult", "write_judged"]
-
-# Per-tenant watermarks, so the write stage runs one lane per tenant.
-OFFSETS = ConsumedOffsets()
+__all__ = ["VectorsMissing", "WriteResult", "write_judged"]
 
 _LOCK = (
     "SELECT set_config('lock_timeout', $2, true), set_config('statement_timeout', $3, true),"
-    " pg_advisory_xact_lock(hashtext($1)), clock_timestamp() AS now"
+    f" {writer_lock('$1')}, clock_timestamp() AS now"
 )
+# Per-tenant watermarks (streams/store/consumed_offsets.py), so the write stage runs one
+# lane per tenant; claimed in the lock's statement.
+_LOCK_AND_CLAIM = claim_after(_LOCK, 3)
 
 
 async def write_judged(
@@ -52,25 +56,30 @@ async def write_judged(
     *,
     lock_timeout_ms: int,
     statement_timeout_ms: int,
+    vectors: Mapping[int, list[float]] | None = None,
 ) -> WriteResult:
-    """Apply one judged episode in one transaction; a redelivered offset changes nothing."""
+    """Apply one judged episode in one transaction; a redelivered offset changes nothing.
+    ``vectors``: embeddings by insert index, for inserts dedup staged none for."""
     tenant = event.tenant
     async with conn.transaction(isolation="read_committed"):
-        now = await conn.fetchval(
-            _LOCK, tenant, f"{lock_timeout_ms}ms", f"{statement_timeout_ms}ms", column=3
-        )
-        # Moves this tenant's watermark forward, or says the record was already applied.
-        if not await OFFSETS.claim(
-            conn, ctx.group, ctx.topic, ctx.partition, ctx.offset, tenant=tenant
-        ):
+        # The lock, then (same statement) the consumed offset: moves this tenant's
+        # watermark forward, or says the record was already applied.
+        row = await conn.fetchrow(
+            _LOCK_AND_CLAIM, tenant, f"{lock_timeout_ms}ms", f"{statement_timeout_ms}ms",
+            ctx.group, ctx.topic, ctx.partition, ctx.offset, tenant,
+        )  # fmt: skip
+        now = row["now"]
+        if not row["claimed"]:
             return WriteResult(redelivered=True)
         stated_at = event.stated_at or await _completed_at(conn, event) or now
-        result = await EpisodeWriter(conn, event, now, stated_at).run()
-        await _store_drops(conn, event, [*event.dropped, *result.drops])
-        # Ends the extraction claim too: the per-tenant gate lets the next episode in.
+        result = await EpisodeWriter(conn, event, now, stated_at, vectors).run()
+        # Ends the extraction claim too: the per-tenant gate lets the next episode in. The
+        # drops are stored by the same statement.
+        drops = [*event.dropped, *result.drops]
         await mark_semantic_done(
-            conn, event.dataset, event.project_id, event.episode_id, event.claim_token
-        )
+            conn, event.dataset, event.project_id, event.episode_id, event.claim_token,
+            record=lambda q, a: _with_drops(q, a, event, drops),
+        )  # fmt: skip
     return result
 
 
@@ -84,24 +93,21 @@ async def _completed_at(conn: Any, event: FactsJudged) -> datetime | None:
     return value
 
 
-async def _store_drops(conn: Any, event: FactsJudged, drops: Sequence[Dropped]) -> None:
+_INSERT_DROPS = (
+    "INSERT INTO fact_drops (dataset, project_id, episode_id, stage, reason, detail, subject,"
+    " predicate, object) SELECT $1, $2, $3, d.* FROM unnest($4::text[], $5::text[], $6::text[],"
+    " $7::text[], $8::text[], $9::text[]) AS d"
+)
+
+
+def _with_drops(
+    query: str, args: list[Any], event: FactsJudged, drops: Sequence[Dropped]
+) -> tuple[str, list[Any]]:
     if not drops:
-        return
-    await conn.executemany(
-        "INSERT INTO fact_drops (dataset, project_id, episode_id, stage, reason, detail,"
-        " subject, predicate, object) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-        [
-            (
-                event.dataset,
-                event.project_id,
-                event.episode_id,
-                d.stage.value,
-                d.reason,
-                d.detail,
-                d.subject,
-                d.predicate,
-                d.object,
-            )
-            for d in drops
-        ],
-    )
+        return query, args
+    columns = [
+        [d.stage.value for d in drops], [d.reason for d in drops], [d.detail for d in drops],
+        [d.subject for d in drops], [d.predicate for d in drops], [d.object for d in drops],
+    ]  # fmt: skip
+    keys = [event.dataset, event.project_id, event.episode_id]
+    return with_write(query, args, "stored_drops", _INSERT_DROPS, [*keys, *columns])

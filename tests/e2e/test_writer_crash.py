@@ -23,9 +23,9 @@ from streams.events import FactsJudged
 from streams.runtime.stage import RecordContext, StageDeps
 from streams.stages.write import create_stage
 from streams.store.db import create_pool
-from tests.support.db import create_fresh_database
+from tests.support.db import TEST_EMBEDDING_DIM, create_fresh_database
 from tests.support.events import new_tenant
-from tests.support.facts import cand, ends, fact, judged
+from tests.support.facts import cand, ends, fact, judged, with_staged_inserts
 from tests.support.runtime import (
     WorkerProc,
     create_topics,
@@ -105,14 +105,17 @@ async def test_kill_9_between_db_commit_and_kafka_commit(
         for episode in ("e1", "e2", "e3"):
             await seed_episode(pool, t, episode)
         events = [
-            judged(
-                t,
-                [cand(fact("user", "works at", "anthropic"))],
-                [ends(google, fact("user", "works at", "google"))],
-                episode="e1",
-            ),
-            judged(t, [cand(fact("user", "likes", "jazz"))], episode="e2"),
-            judged(t, [cand(fact("user", "lives in", "oslo"))], episode="e3"),
+            await with_staged_inserts(pool, e)  # as dedup stages them: no embedder needed
+            for e in (
+                judged(
+                    t,
+                    [cand(fact("user", "works at", "anthropic"))],
+                    [ends(google, fact("user", "works at", "google"))],
+                    episode="e1",
+                ),
+                judged(t, [cand(fact("user", "likes", "jazz"))], episode="e2"),
+                judged(t, [cand(fact("user", "lives in", "oslo"))], episode="e3"),
+            )
         ]
         key = f"{t[0]}:{t[1]}".encode()
         produce(kafka_bootstrap, topic, [(key, e.model_dump_json().encode()) for e in events[:2]])
@@ -122,6 +125,7 @@ async def test_kill_9_between_db_commit_and_kafka_commit(
             kafka_bootstrap,
             prefix,
             FACTSTREAM_DATABASE_URL=url,
+            FACTSTREAM_EMBEDDING_DIM=TEST_EMBEDDING_DIM,  # the database's: others are refused
             FACTSTREAM_TEST_CRASH_EPISODE="e2",
             FACTSTREAM_TEST_CRASH_MARKER=str(tmp_path / "crashed"),
         )

@@ -11,7 +11,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 import pytest
 
@@ -19,25 +19,10 @@ from streams.domain.graph import RawGraph
 from streams.events import EpisodeCompleted
 from streams.model.fakes.book import ScriptBook, TenantScript, always, claim, graph
 from streams.store.facts_query import facts_at
+from tests.support.clock import NOW, ago, date_in, midnight
 from tests.support.events import episode
 from tests.support.fact_table import Row, fact_table, model_calls, table
 from tests.support.pipeline import Pipeline, delete_pipeline_topics, pipeline_settings
-
-NOW = datetime.now(UTC).replace(microsecond=0)
-
-
-def ago(days: float) -> datetime:
-    return NOW - timedelta(days=days)
-
-
-def date_in(days: int) -> str:
-    """A date as the model writes it, ``days`` from today."""
-    return (NOW.date() + timedelta(days=days)).isoformat()
-
-
-def midnight(date: str) -> datetime:
-    return datetime.fromisoformat(date).replace(tzinfo=UTC)
-
 
 GOOGLE = graph({"google": "ORG"}, claim("user", "works at", "google"))
 ANTHROPIC = graph({"anthropic": "ORG"}, claim("user", "works at", "anthropic"))

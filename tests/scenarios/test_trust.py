@@ -13,7 +13,6 @@ from __future__ import annotations
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -21,24 +20,10 @@ from streams.domain.graph import RawGraph
 from streams.events import EpisodeCompleted
 from streams.model.fakes.book import ScriptBook, TenantScript, always, claim, graph
 from streams.model.fakes.scripted import hashed_vector, vector_at_similarity
+from tests.support.clock import ago, date_in, midnight
 from tests.support.events import episode
 from tests.support.fact_table import Row, drops, fact_table, model_calls, table
 from tests.support.pipeline import Pipeline, delete_pipeline_topics, pipeline_settings
-
-NOW = datetime.now(UTC).replace(microsecond=0)
-
-
-def ago(days: float) -> datetime:
-    return NOW - timedelta(days=days)
-
-
-def date_in(days: int) -> str:
-    return (NOW.date() + timedelta(days=days)).isoformat()
-
-
-def midnight(date: str) -> datetime:
-    return datetime.fromisoformat(date).replace(tzinfo=UTC)
-
 
 SOLD_ON = date_in(-3)
 CIVIC = graph(

@@ -31,6 +31,7 @@ from streams.model.fakes.scripted import (
 from streams.model.ports import JudgeInput, JudgeOutput
 from streams.runtime.stage import StageDeps
 from streams.settings import Settings
+from streams.store import staged_vectors
 from tests.support.db import TEST_EMBEDDING_DIM
 from tests.support.stages import stage_deps
 
@@ -96,8 +97,23 @@ def resolved(tenant: Any, episode: str, facts: Sequence[Fact]) -> FactsResolved:
     )
 
 
-def cand(f: Fact, embedding: list[float] | None = None) -> DedupedCandidate:
-    return DedupedCandidate(fact=f, embedding=embedding or hashed_vector(f.sentence(), DIM))
+def cand(f: Fact) -> DedupedCandidate:
+    """A candidate as dedup hands it over when it found no live fact in its band; no
+    vector staged (the stage that needs one embeds its sentence)."""
+    return DedupedCandidate(fact=f, band_neighbours=[], band_similarity=[])
+
+
+async def with_staged_vectors(
+    pool: Any, event: FactsDeduped, vectors: Sequence[list[float]]
+) -> FactsDeduped:
+    """``event`` with ``vectors`` staged for its candidates, as dedup stages them, and no
+    band handed over: the judge searches it."""
+    await staged_vectors.stage(pool, event.dataset, event.project_id, event.event_id, vectors)
+    candidates = [
+        c.model_copy(update={"vector": i, "band_neighbours": None, "band_similarity": None})
+        for i, c in enumerate(event.candidates)
+    ]
+    return event.model_copy(update={"candidates": candidates})
 
 
 def deduped(
@@ -126,6 +142,16 @@ def judged(
     )  # fmt: skip
 
 
+async def with_staged_inserts(pool: Any, event: FactsJudged) -> FactsJudged:
+    """``event`` with its inserts' vectors staged as dedup stages them (each its sentence's
+    hashed vector), so the writer needs no embedder."""
+    source = f"dedup-of-{event.event_id}"
+    vectors = [hashed_vector(c.fact.sentence(), DIM) for c in event.inserts]
+    await staged_vectors.stage(pool, event.dataset, event.project_id, source, vectors)
+    inserts = [c.model_copy(update={"vector": i}) for i, c in enumerate(event.inserts)]
+    return event.model_copy(update={"inserts": inserts, "vectors_from": source})
+
+
 def ends(fact_id: int, f: Fact, by: int = 0, until: datetime | None = None) -> Invalidation:
     return Invalidation(
         fact_id=fact_id, subject=f.subject, predicate=f.predicate, object=f.object,
@@ -143,7 +169,9 @@ def judge_answering(verdict: Callable[[str, str], str]) -> ScriptedJudge:
 
 
 def deps(settings: Settings, pool: Any, judge: ScriptedJudge | None = None) -> StageDeps:
-    """Stage deps with a scripted judge (every pair ``neither`` unless given)."""
+    """Stage deps with a scripted judge (every pair ``neither`` unless given), and the
+    test embedder's dimension."""
+    settings = settings.model_copy(update={"embedding_dim": DIM})
     models = scripted_models(dim=DIM)
     if judge is not None:
         models.judge = judge

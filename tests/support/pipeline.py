@@ -101,6 +101,7 @@ class _Observed(Stage[Any]):
         self.input_model = inner.input_model
         self.output_topic = inner.output_topic
         self.lane_by = inner.lane_by
+        self.delivery_headers = inner.delivery_headers
 
     def key_of(self, event: BaseModel) -> str | None:
         return self._inner.key_of(event)

@@ -13,10 +13,21 @@ CALLS_OK = {k: {"calls_min": lo, "calls_max": hi}
                                 "embed": (3, 3)}.items()}  # fmt: skip
 
 
-def results(rate: float, p95: float, db_1k: float, db_100k: float, embeds: int) -> dict[str, Any]:
+def results(
+    rate: float, p95: float, db_1k: float, db_100k: float, embeds: int, cpu: float = 40.0,
+    moved: float = 12_000.0, trips: float = 30.0,
+) -> dict[str, Any]:  # fmt: skip
     calls = {**CALLS_OK, "embed": {"calls_min": embeds, "calls_max": embeds}}
+    saturation = {
+        "episodes_per_s_steady": rate,
+        "cpu_ms_per_episode": {"workers_total": cpu / 2, "postgres_backends": cpu / 4,
+                               "kafka_broker_shared": cpu / 4},
+        "stage_topic_bytes_per_episode": {"total": moved, "by_topic": {}},
+        "input_event_bytes_per_episode": 1000.0,
+        "round_trips_per_episode": trips,
+    }  # fmt: skip
     return {
-        "a": {"saturation": {"episodes_per_s_steady": rate},
+        "a": {"saturation": saturation,
               "paced": {"latency_s": {"p95": p95}}, "calls": calls},
         "b": {"concurrent": {"episodes_per_s_steady": 15.0, "calls": CALLS_OK},
               "baseline": {"episodes_per_s_steady": 0.5, "episodes_per_s_whole_run": 0.4},
@@ -38,8 +49,15 @@ def test_each_target_is_met_or_missed_by_its_own_figure() -> None:
     assert got["(b) speed-up over concurrency 1"] == (30.0, True)
     assert got["(c) db time 100000 / 1000 live facts"] == (1.75, True)
     assert got["(d) calls per episode (a)"][1] is True
+    assert got["(a) CPU per episode"] == (40.0, False)
+    assert got["(a) stage-topic bytes per episode"] == (12_000.0, False)  # > 2 x 1000 + 8192
+    assert got["(a) database round trips per episode"] == (30.0, False)
 
-    got = verdicts(results(rate=210.0, p95=0.8, db_1k=100.0, db_100k=250.0, embeds=4))
+    got = verdicts(results(rate=210.0, p95=0.8, db_1k=100.0, db_100k=250.0, embeds=4,
+                           cpu=24.0, moved=10_000.0, trips=25.0))  # fmt: skip
+    assert got["(a) CPU per episode"] == (24.0, True)
+    assert got["(a) stage-topic bytes per episode"] == (10_000.0, True)
+    assert got["(a) database round trips per episode"] == (25.0, True)
     assert got["(a) throughput"] == (210.0, True)
     assert got["(a) p95 publish->commit at 50 episodes/s"] == (0.8, True)
     assert got["(c) db time 100000 / 1000 live facts"] == (2.5, False)

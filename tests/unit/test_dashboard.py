@@ -40,7 +40,7 @@ def registered_names() -> set[str]:
     lag = LagCollector(Settings(), None, [], lambda s: s)  # type: ignore[arg-type]
     return (
         exposed(registry.collect())
-        | exposed(_PoolCollector("s", None).describe())  # type: ignore[arg-type]
+        | exposed(_PoolCollector("s", None, lambda: 0).describe())  # type: ignore[arg-type]
         | exposed(lag.describe())
         | exposed(REGISTRY.collect())
     )

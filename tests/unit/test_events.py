@@ -13,6 +13,8 @@ from streams.events import (
     MAX_MESSAGE_CHARS,
     MAX_MESSAGES_PER_EPISODE,
     EpisodeCompleted,
+    Fact,
+    FactsJudged,
     decode_episode,
 )
 
@@ -102,17 +104,43 @@ def test_unknown_field_is_refused() -> None:
     reject(episode(surprise=1), "Extra inputs are not permitted")
 
 
-def test_window_backwards() -> None:
-    reject(episode(window={"from_seq": 5, "to_seq": 2}, messages=[]), "is before from_seq")
+def test_a_reversed_window_holds_no_message_and_says_why() -> None:
+    event = EpisodeCompleted.model_validate(episode(window={"from_seq": 5, "to_seq": 2}))
+    assert event.window_messages() == []
+    assert "reversed (to_seq 2 < from_seq 5)" in event.why_empty()
 
 
-def test_message_outside_window() -> None:
-    reject(episode(window={"from_seq": 2, "to_seq": 2}), "lie outside window")
+def test_messages_outside_the_window_are_kept_but_not_read() -> None:
+    event = EpisodeCompleted.model_validate(episode(window={"from_seq": 2, "to_seq": 2}))
+    assert [m.seq for m in event.messages] == [1, 2]
+    assert [m.seq for m in event.window_messages()] == [2]
 
 
-def test_duplicate_seq() -> None:
-    msg = {"seq": 1, "role": "user", "content": "a", "created_at": "2026-01-01T10:00:00Z"}
-    reject(episode(messages=[msg, msg]), "unique and ascending")
+def test_messages_are_read_in_seq_order() -> None:
+    first, second = episode()["messages"]
+    event = EpisodeCompleted.model_validate(episode(messages=[second, first]))
+    assert [m.seq for m in event.window_messages()] == [1, 2]
+
+
+def test_an_event_whose_copy_would_not_fit_is_refused() -> None:
+    """Compact and without the optional fields, it is under the limit; every copy the
+    pipeline makes of it (defaults filled in) would be over it."""
+    payload = episode()
+    payload["messages"] = [
+        {"seq": i, "role": "user", "content": "x" * 19_900, "created_at": "2026-01-01T10:00:00Z"}
+        for i in range(1, 51)
+    ]
+    payload["window"] = {"from_seq": 1, "to_seq": 50}
+    compact = json.dumps(payload, separators=(",", ":")).encode()
+    pad = MAX_EVENT_BYTES - 10 - len(compact)
+    for m in payload["messages"]:  # up to the message limit, message by message
+        more = min(pad, MAX_MESSAGE_CHARS - len(m["content"]))
+        m["content"] += "y" * more
+        pad -= more
+    raw = json.dumps(payload, separators=(",", ":")).encode()
+    assert MAX_EVENT_BYTES - 20 < len(raw) <= MAX_EVENT_BYTES
+    with pytest.raises(ValidationError, match="once encoded with every default filled in"):
+        decode_episode(raw)
 
 
 def test_bad_timestamp() -> None:
@@ -132,3 +160,23 @@ def test_oversized_bytes_are_refused_before_parsing() -> None:
 def test_not_json() -> None:
     with pytest.raises(ValidationError, match="Invalid JSON"):
         decode_episode(b"{not json")
+
+
+def test_a_stage_fact_never_ends_before_it_starts() -> None:
+    with pytest.raises(ValidationError, match=r"valid_until .* is before valid_from"):
+        Fact.model_validate_json(
+            '{"subject": "user", "predicate": "works at", "object": "acme", "kind": "literal",'
+            ' "confidence": 0.9, "valid_from": "2026-05-01T00:00:00Z",'
+            ' "valid_until": "2025-01-01T00:00:00Z"}'
+        )
+
+
+def test_an_invalidation_must_name_an_insert() -> None:
+    payload = {
+        "dataset": "acme", "project_id": "p1", "episode_id": "e", "source_event_id": "e",
+        "inserts": [], "invalidations": [
+            {"fact_id": 1, "subject": "user", "predicate": "p", "object": "o", "by_candidate": 0}
+        ],
+    }  # fmt: skip
+    with pytest.raises(ValidationError, match="by_candidate \\[0\\], past the 0 inserts"):
+        FactsJudged.model_validate(payload)

@@ -97,3 +97,13 @@ def test_secrets_are_not_shown(clean_env: pytest.MonkeyPatch) -> None:
     assert s.gemini_api_key is not None
     assert s.gemini_api_key.get_secret_value() == "gk-very-secret"
     assert s.kafka_common["sasl.password"] == "sasl-very-secret"
+
+
+@pytest.mark.parametrize(("name", "value", "limit"), [("object_max_chars", 501, 500),
+                                                      ("quote_max_chars", 201, 200)])  # fmt: skip
+def test_length_settings_past_the_event_limits_are_refused_at_start_up(
+    name: str, value: int, limit: int
+) -> None:
+    with pytest.raises(ValidationError, match=f"{name}={value} is over {limit}"):
+        Settings(**{name: value})
+    assert getattr(Settings(**{name: limit}), name) == limit

@@ -17,14 +17,14 @@ from google.genai import types
 
 from streams.model.calls import (
     checked_vectors,
-    describe_error,
     elapsed_ms,
+    embed_failed,
     embed_in_batches,
     log_retry,
 )
 from streams.model.gemini.llm import make_client
-from streams.model.ports import CallRecord, EmbedInput, ModelCallFailed, ModelResult
-from streams.model.retry import RetriesExhausted, RetryableReply, RetryPolicy, with_retries
+from streams.model.ports import CallRecord, EmbedInput, ModelResult
+from streams.model.retry import RetriesExhausted, RetryPolicy, with_retries
 from streams.settings import Settings
 
 # batchEmbedContents refuses more: "at most 100 requests can be in one batch" (400).
@@ -60,21 +60,10 @@ class GeminiEmbedder:
                 on_error=log_retry("gemini", "embed", self.model),
             )
         except RetriesExhausted as exc:
-            reply = exc.error.response if isinstance(exc.error, RetryableReply) else None
-            record = CallRecord(
-                "embed",
-                self.model,
-                record_request,
-                reply,
-                elapsed_ms(started),
-                attempts=exc.attempts,
-                error=describe_error(exc.error),
+            failed = embed_failed(
+                "gemini", self.model, record_request, texts, purpose, started, exc
             )
-            raise ModelCallFailed(
-                f"gemini embed call ({self.model}, {len(texts)} {purpose} texts)"
-                f" failed after {exc.attempts} attempt(s): {describe_error(exc.error)}",
-                [record],
-            ) from exc.error
+            raise failed from exc.error
         record = CallRecord(
             "embed", self.model, record_request, summary, elapsed_ms(started), attempts=attempts
         )

@@ -21,13 +21,13 @@ from openai.types import CreateEmbeddingResponse
 
 from streams.model.calls import (
     checked_vectors,
-    describe_error,
     elapsed_ms,
+    embed_failed,
     embed_in_batches,
     log_retry,
 )
 from streams.model.openai.client import is_retryable, make_client
-from streams.model.ports import CallRecord, EmbedInput, ModelCallFailed, ModelResult
+from streams.model.ports import CallRecord, EmbedInput, ModelResult
 from streams.model.retry import RetriesExhausted, RetryableReply, RetryPolicy, with_retries
 from streams.settings import Settings
 
@@ -104,21 +104,10 @@ class OpenAIEmbedder:
                 retryable=is_retryable,
             )
         except RetriesExhausted as exc:
-            reply = exc.error.response if isinstance(exc.error, RetryableReply) else None
-            record = CallRecord(
-                "embed",
-                self.model,
-                record_request,
-                reply,
-                elapsed_ms(started),
-                attempts=exc.attempts,
-                error=describe_error(exc.error),
+            failed = embed_failed(
+                "openai", self.model, record_request, texts, purpose, started, exc
             )
-            raise ModelCallFailed(
-                f"openai embed call ({self.model}, {len(texts)} {purpose} texts)"
-                f" failed after {exc.attempts} attempt(s): {describe_error(exc.error)}",
-                [record],
-            ) from exc.error
+            raise failed from exc.error
         record = CallRecord(
             "embed",
             self.model,

@@ -43,6 +43,7 @@ async def test_crash_between_db_commit_and_kafka_commit_leaves_one_effect(
             kafka_bootstrap,
             prefix,
             FACTSTREAM_DATABASE_URL=url,
+            FACTSTREAM_EMBEDDING_DIM=16,  # as migrated above: a worker refuses another size
             FACTSTREAM_TEST_CRASH_AFTER_COMMIT_SEQ=crash_seq,
             FACTSTREAM_TEST_CRASH_MARKER=tmp_path / "crashed",
             FACTSTREAM_COMMIT_INTERVAL_MS=1000,

@@ -106,5 +106,6 @@ def test_migrate_twice_then_up_to_date(database_url: str) -> None:
     assert result.exit_code == 0, result.output
     assert "up to date" in result.output
     refused = CliRunner().invoke(app, ["migrate"], env={**env, "FACTSTREAM_EMBEDDING_DIM": "32"})
-    assert refused.exit_code == 1
-    assert "embedding_dim=16" in refused.output
+    assert refused.exit_code == 2  # a setting is wrong
+    assert "FACTSTREAM_EMBEDDING_DIM is 32" in refused.output
+    assert "migrated with 16-dimension vectors" in refused.output

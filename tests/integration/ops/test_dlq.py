@@ -25,7 +25,7 @@ def put_dead_letter(
         topic=settings.topic("episodes.completed"), partition=1, offset=42, key=key.encode(),
         value=value, headers=(("trace-id", b"t-1"),), timestamp_ms=1_767_225_600_000,
     )  # fmt: skip
-    out = dead_letter(
+    (out,) = dead_letter(
         original, exc, dlq_topic=settings.dlq_topic("extract"), group="factstream-extract",
         stage="extract", attempt=1, reason=reason,
     )  # fmt: skip
@@ -95,3 +95,36 @@ def test_list_show_and_redrive_once(
     assert "redrove 0 dead letter(s)" in third.output and "2 already redriven" in third.output
     records = consume_all(tenant_topics, input_topic, 2)
     assert sorted(r.key or "" for r in records) == sorted([tenant.key, other])
+
+
+def test_a_dead_letter_over_900_kb_holds_the_original_and_redrives_it(
+    tenant_topics: Settings, tenant: Tenant
+) -> None:
+    env = {
+        "FACTSTREAM_KAFKA_BOOTSTRAP_SERVERS": tenant_topics.kafka_bootstrap_servers,
+        "FACTSTREAM_TOPIC_PREFIX": tenant_topics.topic_prefix,
+    }
+    original = b'{"dataset": "' + tenant.dataset.encode() + b'", "note": "' + b"z" * 950_000 + b'"}'
+    record = Record(
+        topic=tenant_topics.topic("episodes.completed"), partition=0, offset=7,
+        key=tenant.key.encode(), value=original, timestamp_ms=1_767_225_600_000,
+    )  # fmt: skip
+    parts = dead_letter(
+        record, PoisonError("too long"), dlq_topic=tenant_topics.dlq_topic("extract"),
+        group="factstream-extract", stage="extract", attempt=1, reason="invalid_schema",
+    )  # fmt: skip
+    assert len(parts) == 2
+    landed = produce(
+        tenant_topics, parts[0].topic,
+        [{"key": p.key, "value": p.value, "headers": list(p.headers)} for p in parts],
+    )  # fmt: skip
+    p, o = landed[0]
+    runner = CliRunner()
+    listed = runner.invoke(app, ["dlq", "list", "extract"], env=env)
+    assert "1 dead letter(s)" in listed.output, listed.output
+    shown = runner.invoke(app, ["dlq", "show", "extract", f"{p}/{o}"], env=env)
+    assert f"{len(original)} bytes" in shown.output
+    redriven = runner.invoke(app, ["dlq", "redrive", "extract"], env=env)
+    assert "redrove 1 dead letter(s)" in redriven.output, redriven.output
+    (back,) = consume_all(tenant_topics, tenant_topics.topic("episodes.completed"), 1)
+    assert back.value == original and back.key == tenant.key

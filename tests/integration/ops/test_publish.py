@@ -40,7 +40,7 @@ def test_publish_skips_bad_lines_and_publishes_the_rest(
     lines = [
         episode_json(*a, "a1"),
         episode_json(*b, "b1"),
-        episode_json(*a, "bad-window", window={"from_seq": 9, "to_seq": 2}),
+        episode_json(*a, "naive-time", completed_at="2026-01-01T10:00:00"),
         episode_json(*a, "a2"),
         "",
         '{"dataset": "oops"',
@@ -53,7 +53,7 @@ def test_publish_skips_bad_lines_and_publishes_the_rest(
     result = CliRunner().invoke(app, ["publish", str(source)], env=cli_env(tenant_settings))
 
     assert result.exit_code == 1, result.output  # some lines skipped, the good ones went
-    assert "line 3: skipped: window" in result.output
+    assert "line 3: skipped: completed_at" in result.output
     assert "line 6: skipped:" in result.output and "Invalid JSON" in result.output
     assert "line 5" not in result.output  # a blank line is not an error
     assert "published 5, skipped 2" in result.output

@@ -208,7 +208,7 @@ def test_reprocess_refused_for_stages_after_extraction(
     result = CliRunner().invoke(
         app, ["replay", "judge", "--to-earliest", "--reprocess"], env=cli_env(tenant_topics)
     )
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # a usage error
     assert "--reprocess applies to summarize and extract" in result.output
 
 
@@ -237,3 +237,34 @@ def test_execute_with_group_moves_only_that_group(
     assert f"group {group}: 12 records to replay" in result.output
     assert committed(tenant_settings, group, topic, PARTITIONS) == {0: 6, 1: 6, 2: 6}
     assert committed(tenant_settings, "factstream-judge", topic, PARTITIONS) == default_before
+
+
+def test_shift_by_refuses_partitions_the_group_never_committed_unless_told(
+    tenant_settings: Settings,
+    tenant: Tenant,
+    create_topics: Callable[..., object],
+) -> None:
+    group = f"test-judge-{uuid.uuid4().hex[:8]}"
+    topic = filled_and_committed(
+        tenant_settings, tenant, create_topics, "facts.deduped", group, {0: 10, 1: 7}
+    )
+    env = cli_env(tenant_settings)
+    runner = CliRunner()
+    shift = ["replay", "judge", "--group", group, "--shift-by"]
+
+    refused = runner.invoke(app, [*shift, "-2"], env=env)
+    assert refused.exit_code == 1
+    assert f"cannot shift partition(s) 2 of {topic}" in refused.output
+    assert "--uncommitted-from-earliest" in refused.output
+    refused = runner.invoke(app, [*shift, "-2", "--execute"], env=env)
+    assert refused.exit_code == 1
+    assert committed(tenant_settings, group, topic, PARTITIONS) == {0: 10, 1: 7, 2: -1001}
+
+    only_committed = runner.invoke(app, [*shift, "-2", "--partitions", "0,1", "--execute"], env=env)
+    assert only_committed.exit_code == 0, only_committed.output
+    assert committed(tenant_settings, group, topic, PARTITIONS) == {0: 8, 1: 5, 2: -1001}
+
+    told = runner.invoke(app, [*shift, "3", "--uncommitted-from-earliest", "--execute"], env=env)
+    assert told.exit_code == 0, told.output
+    # 8 + 3 and 5 + 3; the never-committed partition from its earliest offset, 0 + 3.
+    assert committed(tenant_settings, group, topic, PARTITIONS) == {0: 10, 1: 8, 2: 3}

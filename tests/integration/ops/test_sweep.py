@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Sequence
 
 import asyncpg
@@ -222,3 +223,69 @@ async def test_a_pass_builds_the_index_of_one_tenant_that_outgrew_exact_search(
     )
     assert len(indexes) == 2, indexes  # no index over all tenants (migration 009)
     assert all("'big'" in r["indexdef"] for r in indexes)
+
+
+async def test_a_pass_ends_what_cannot_be_republished_and_sends_the_rest(
+    conn: asyncpg.Connection,
+) -> None:
+    """A ledger copy over the record limit (it would fail with MSG_SIZE_TOO_LARGE on every
+    pass), and a row an older version stored under looser rules, end failed with the
+    reason; the tenant's other due episode still goes out."""
+    failed = {"semantic_status": "failed", "semantic_retry_count": 1}
+    await add_episode(conn, "fine", **failed)
+    await add_episode(conn, "too-large", **failed)
+    big = [{**TRANSCRIPT[0], "seq": 1, "content": "z" * 19_000}] * 20
+    await conn.execute("UPDATE episodes SET transcript = $1::jsonb WHERE episode_id = 'too-large'",
+                       big)  # fmt: skip
+    await add_episode(conn, "naive", **failed)
+    naive = [{**TRANSCRIPT[0], "created_at": "2026-01-01T00:00:00"}]
+    await conn.execute("UPDATE episodes SET transcript = $1::jsonb WHERE episode_id = 'naive'",
+                       naive)  # fmt: skip
+    sent: list[EpisodeCompleted] = []
+
+    report = await sweep_once(conn, Settings(max_record_bytes=100_000), sent.extend)
+
+    assert [e.episode_id for e in sent] == ["fine"]
+    assert sorted(e for _, _, e in report.ended_failed) == ["naive", "too-large"]
+    rows = {r["episode_id"]: r for r in await conn.fetch("SELECT * FROM episodes")}
+    assert "over the record limit" in rows["too-large"]["semantic_last_error"]
+    assert "cannot be rebuilt" in rows["naive"]["semantic_last_error"]
+    for episode in ("too-large", "naive"):
+        assert rows[episode]["semantic_status"] == "failed"
+        assert rows[episode]["semantic_retry_count"] == Settings().max_retries
+    sent.clear()
+    await conn.execute("UPDATE episodes SET updated_at = now() - interval '1 day'")
+    await sweep_once(conn, Settings(max_record_bytes=100_000), sent.extend)
+    assert [e.episode_id for e in sent] == ["fine"]  # the other two are not tried again
+
+
+async def test_the_sweeper_survives_publishes_that_raise(db_url: str) -> None:
+    """One episode's publish raises (as librdkafka's MSG_SIZE_TOO_LARGE does at produce
+    time), then every publish does (a bug, an outage): the loop logs, reports which
+    episode, keeps sending the others and keeps sweeping."""
+    conn = await connect(db_url)
+    await add_episode(conn, "refused", semantic_status="failed", semantic_retry_count=1)
+    await add_episode(conn, "fine", semantic_status="failed", semantic_retry_count=1)
+    await conn.close()
+    sent: list[str] = []
+    reports = []
+    broken = False
+
+    def publish(events: Sequence[EpisodeCompleted]) -> None:
+        if broken or any(e.episode_id == "refused" for e in events):
+            raise RuntimeError("KafkaError{code=MSG_SIZE_TOO_LARGE}")
+        sent.extend(e.episode_id for e in events)
+
+    def on_pass(report: object) -> None:
+        nonlocal broken
+        reports.append(report)
+        broken = True  # from the second pass on, everything fails
+        if len(reports) == 3:
+            raise asyncio.CancelledError
+
+    settings = Settings(sweep_interval_s=0.05, claim_timeout_s=0.01)
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(run_sweeper(db_url, settings, publish, on_pass=on_pass), timeout=20)
+    assert sent == ["fine"]
+    assert [f[2] for f in reports[0].publish_failed] == ["refused"]
+    assert len(reports) == 3  # it went on sweeping after every failure

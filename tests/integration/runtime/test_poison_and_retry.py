@@ -72,7 +72,7 @@ async def test_poison_records_are_dead_lettered_and_the_partition_keeps_moving(
     assert len(dlq) == len(bad)
     for dl in dlq:
         h = {k: v.decode() for k, v in dl.headers.items()}
-        assert set(DLQ_HEADERS) - {"x-value-truncated"} <= set(h)
+        assert set(DLQ_HEADERS) - {"x-value-truncated", "x-value-part", "x-value-length"} <= set(h)
         reason = h["x-reason"]
         assert dl.value == bad[reason] and dl.key == key  # the original, untouched
         src = inputs[dl.value]

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from streams.events import Candidate, Dropped, DropStage, FactsDeduped
 from streams.model.fakes.scripted import hashed_vector, scripted_models, vector_at_similarity
 from streams.settings import Settings
 from streams.stages.dedup import DedupStage
+from streams.store import staged_vectors
 from tests.support.facts import DIM, days_from_now, embedder, lit, rel, resolved
 from tests.support.stages import CTX, stage_deps
 from tests.support.store_rows import insert_live_fact
@@ -44,7 +47,10 @@ async def test_in_batch_paraphrases_leave_one_survivor_with_its_embedding(
     )
     out = await run(pool, emb, event)
     assert sentences(out.candidates) == [LARGE]
-    assert out.candidates[0].embedding == emb.vector(LARGE)
+    # Its embedding is staged for the writer under the event's id, not sent along.
+    staged = await staged_vectors.read(pool, tenant.dataset, tenant.project_id, out.event_id)
+    assert out.candidates[0].vector == 0
+    assert staged == {0: pytest.approx(emb.vector(LARGE), abs=1e-6)}
     assert reasons(out.dropped) == [("near_duplicate", BIG)]
     assert out.dropped[0].stage is DropStage.DEDUP and "0.97" in out.dropped[0].detail
     # One embedding batch for the survivors of the exact pass, recorded for the trace.

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from streams.domain.graph import RawClaim, RawEntity, RawGraph
 from streams.events import EntityType, FactKind, FactsExtracted
 from streams.model.ports import ExtractInput
 from streams.stages.extract import create_stage
+from streams.stages.release import CLAIM_HEADER, REASON_HEADER
 from tests.support.episodes import COMPLETED_AT, episode, make_deps, new_tenant
 from tests.support.stages import CTX
 from tests.support.store_rows import seed_store
@@ -96,3 +98,17 @@ async def test_an_extraction_with_no_facts_is_still_published(pool: Any) -> None
     # The writer must see it to mark the episode done and open the tenant's gate.
     out = await create_stage(make_deps(pool)).handle(episode(new_tenant()), CTX)
     assert len(out) == 1 and out[0].facts == [] and out[0].entities == []  # type: ignore[attr-defined]
+
+
+async def test_a_release_header_naming_no_live_claim_is_an_ordinary_episode(pool: Any) -> None:
+    """A client's record, or a redriven copy, carrying the internal release header: it
+    names no live claim of this episode, so it is queued and extracted at once instead of
+    waiting a claim timeout."""
+    deps = make_deps(pool)
+    event = episode(new_tenant(), ["I moved to Berlin last month."])
+    forged = dataclasses.replace(CTX, headers=(
+        (CLAIM_HEADER, b"no-such-claim"), (REASON_HEADER, b"dead-lettered by dedup"),
+    ))  # fmt: skip
+    out = await create_stage(deps).handle(event, forged)
+    assert len(out) == 1 and isinstance(out[0], FactsExtracted)
+    assert out[0].episode_id == event.episode_id

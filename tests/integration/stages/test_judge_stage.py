@@ -9,8 +9,18 @@ from streams.events import DropStage, FactsJudged
 from streams.model.fakes.scripted import ScriptedJudge, hashed_vector, vector_at_similarity
 from streams.settings import Settings
 from streams.stages.judge import create_stage
+from streams.store.live_facts import newest_live_fact_at
 from tests.support.events import new_tenant
-from tests.support.facts import DIM, LIT, cand, deduped, deps, fact, judge_answering
+from tests.support.facts import (
+    DIM,
+    LIT,
+    cand,
+    deduped,
+    deps,
+    fact,
+    judge_answering,
+    with_staged_vectors,
+)
 from tests.support.stages import ctx
 from tests.support.store_rows import seed_fact
 
@@ -18,6 +28,11 @@ NOW = datetime.now(UTC)
 
 
 async def run(pool: Any, judge: ScriptedJudge, event: Any) -> FactsJudged:
+    """Judge ``event`` as dedup would hand it over now: its bands read at the tenant's
+    current watermark."""
+    async with pool.acquire() as conn:
+        as_of = await newest_live_fact_at(conn, event.dataset, event.project_id)
+    event = event.model_copy(update={"live_facts_as_of": as_of})
     stage = create_stage(deps(Settings(), pool, judge))
     (out,) = await stage.handle(event, ctx(0, topic="facts.deduped"))
     assert isinstance(out, FactsJudged)
@@ -141,8 +156,9 @@ async def test_band_pairs_rewordings_and_never_reads_another_tenant(pool: Any) -
     for i in range(30):
         await seed_fact(pool, neighbour, fact("user", "works at", f"google {i}"), embedding=base)
     judge = judge_answering(lambda new, old: "old")
-    employed = cand(fact("user", "is employed by", "anthropic"), embedding=near)
-    out = await run(pool, judge, deduped(t, [employed]))
+    employed = cand(fact("user", "is employed by", "anthropic"))
+    # No band handed over (a record from before the last write): the judge searches it.
+    out = await run(pool, judge, await with_staged_vectors(pool, deduped(t, [employed]), [near]))
     assert [(p.candidate, p.existing) for p in judge.requests[0].pairs] == [
         ("user is employed by anthropic", "user works at google")
     ]
@@ -154,9 +170,13 @@ async def test_lives_in_and_works_from_chennai_are_not_judged(pool: Any) -> None
     base = hashed_vector("user lives in chennai", DIM)
     await seed_fact(pool, t, fact("user", "lives in", "chennai"), embedding=base)
     judge = judge_answering(lambda new, old: "old")
-    works_from = cand(fact("user", "works from", "chennai"), vector_at_similarity(base, 0.85))
-    out = await run(pool, judge, deduped(t, [works_from]))
-    assert judge.requests == [] and out.inserts == [works_from] and out.invalidations == []
+    works_from = cand(fact("user", "works from", "chennai"))
+    event = await with_staged_vectors(
+        pool, deduped(t, [works_from]), [vector_at_similarity(base, 0.85)]
+    )
+    out = await run(pool, judge, event)
+    assert judge.requests == [] and out.invalidations == []
+    assert [c.fact for c in out.inserts] == [works_from.fact]
 
 
 async def test_retiring_with_valid_until_ends_owning(pool: Any) -> None:

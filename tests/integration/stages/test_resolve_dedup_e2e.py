@@ -128,7 +128,11 @@ async def test_resolve_then_dedup_on_the_broker(
         ("user works at acme", acme_id),
         ("user drinks tea", None),
     ]
-    assert all(len(c.embedding) == DIM for c in one.candidates)
+    staged = await pool.fetch(
+        "SELECT ord, vector_dims(embedding) AS dims FROM staged_vectors WHERE event_id = $1"
+        " ORDER BY ord", one.event_id,
+    )  # fmt: skip
+    assert [(r["ord"], r["dims"]) for r in staged] == [(c.vector, DIM) for c in one.candidates]
     assert [(d.reason, d.object) for d in one.dropped] == [("near_duplicate", "big display")]
     assert [(c.fact_id, c.valid_until) for c in one.closures] == [(civic_id, sold)]
     # ep-2 was resolved and deduped before anything was written: its facts are new again.

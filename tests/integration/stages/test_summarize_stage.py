@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -208,3 +209,51 @@ async def test_an_empty_window_is_skipped(pool: Any) -> None:
     await create_stage(deps).handle(ev, CTX)
     assert (await episode_row(pool, ev))["status"] == "skipped"
     assert deps.models.summarizer.requests == []
+
+
+async def test_a_nul_in_the_summary_is_dropped_and_the_summary_stored(pool: Any) -> None:
+    stage = create_stage(
+        make_deps(pool, summarize=lambda _: SummaryOutput(summary="Moved\x00 out"))
+    )
+    ev = episode(new_tenant())
+    assert await stage.handle(ev, CTX) == []
+    row = await episode_row(pool, ev)
+    assert (row["status"], row["summary"]) == ("done", "Moved out")
+
+
+async def test_every_dead_lettered_summary_counts_toward_the_cap(pool: Any) -> None:
+    """A failure outside the model (a database error, a bug, transient errors past the
+    runtime's budget) dead-letters the record; the hook counts it, so the sweep retries
+    the episode under max_retries and then stops, instead of republishing it as pending
+    every claim timeout forever."""
+
+    class BrokenEmbedder:  # a provider of the user's own with a bug in it
+        async def embed(self, request: EmbedInput) -> Any:
+            raise ValueError("not a model error")
+
+    deps = make_deps(pool)
+    models = dataclasses.replace(deps.models, embedder=BrokenEmbedder())
+    stage = create_stage(dataclasses.replace(deps, models=models))
+    ev = episode(new_tenant())
+    for attempt in range(1, 4):
+        with pytest.raises(ValueError):
+            await stage.handle(ev, CTX)
+        await stage.on_dead_letter(ev, CTX, "handler_error", "ValueError: not a model error")
+        row = await episode_row(pool, ev)
+        assert (row["status"], row["retry_count"]) == ("failed", attempt)
+    assert "dead-lettered (handler_error)" in row["last_error"]
+    async with pool.acquire() as conn:
+        due = await conn.fetchval(
+            "SELECT count(*) FROM episodes WHERE dataset = $1 AND project_id = $2"
+            " AND status = 'failed' AND retry_count < $3", ev.dataset, ev.project_id, 3,
+        )  # fmt: skip
+    assert due == 0  # at the cap: the sweep leaves it
+
+
+async def test_a_dead_letter_leaves_a_done_summary_done(pool: Any) -> None:
+    stage = create_stage(make_deps(pool))
+    ev = episode(new_tenant())
+    await stage.handle(ev, CTX)
+    await stage.on_dead_letter(ev, CTX, "handler_error", "a reprocess failed")
+    row = await episode_row(pool, ev)
+    assert (row["status"], row["retry_count"]) == ("done", 0)

@@ -1,6 +1,6 @@
 """Tenant isolation: many tenants judged and written concurrently, two of them sharing a
-``hashtext`` lock key. They serialise on the same advisory lock, but no row, query or
-trace of one tenant may ever show another's data."""
+32-bit ``hashtext`` (the lock key of earlier versions). No row, query or trace of one
+tenant may ever show another's data."""
 
 from __future__ import annotations
 
@@ -10,12 +10,13 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from streams.events import FactsJudged
+from streams.model.fakes.scripted import hashed_vector
 from streams.settings import Settings
 from streams.stages.judge import create_stage as create_judge
 from streams.stages.write import create_stage as create_writer
 from streams.store.facts_query import as_of, history, live_facts
-from streams.store.judge_reads import live_facts_near
-from tests.support.facts import LIT, cand, deduped, deps, fact, judge_answering
+from streams.store.judge_reads import conflicting_live_facts, search_bands
+from tests.support.facts import DIM, LIT, cand, deduped, deps, fact, judge_answering
 from tests.support.stages import ctx
 from tests.support.store_rows import seed_fact
 
@@ -96,9 +97,13 @@ async def test_concurrent_tenants_never_see_each_other(pool: Any) -> None:
                 ("honda civic", "has mileage of", canary(t)),
             }
         assert {r.triple for r in live} == expected, t
-        near = await live_facts_near(
-            pool, *t, [cand(fact("user", "works at", "x"))], band_min=0.0, now=datetime.now(UTC)
-        )
+        async with pool.acquire() as conn:
+            probe = cand(fact("user", "works at", "x"))
+            banded = await search_bands(
+                conn, *t, [probe], [hashed_vector("user works at x", DIM)], band_min=0.0,
+                now=datetime.now(UTC),
+            )  # fmt: skip
+            near, _ = await conflicting_live_facts(conn, *t, banded, now=datetime.now(UTC))
         assert not any(c in f.object for f in near for c in foreign), t
         drops_and_calls = await pool.fetch(
             "SELECT detail || subject || predicate || object AS text FROM fact_drops"
@@ -115,3 +120,31 @@ async def test_concurrent_tenants_never_see_each_other(pool: Any) -> None:
         assert not any(c in texts for c in canaries - {own})
     offsets = await pool.fetch("SELECT tenant, last_offset FROM consumed_offsets")
     assert {r["tenant"] for r in offsets} == {f"{t[0]}:{t[1]}" for t in tenants}
+
+
+async def test_ids_of_another_tenant_or_of_no_row_are_not_stored(pool: Any) -> None:
+    """A forged judged record naming another tenant's entity and fact, or ids no row has:
+    the fact lands without those links (no cross-tenant reference, no foreign-key error)."""
+    mine, theirs = (f"iso-{uuid.uuid4().hex[:8]}", "p"), (f"iso-{uuid.uuid4().hex[:8]}", "p")
+    foreign_fact = await seed_fact(pool, theirs, fact("user", "works at", "secret corp"))
+    foreign_entity = await pool.fetchval(
+        "INSERT INTO entities (dataset, project_id, name, type) VALUES ($1, $2, 'secret corp',"
+        " 'ORG') RETURNING id", *theirs,
+    )  # fmt: skip
+    linked = fact("user", "works at", "acme").model_copy(
+        update={"subject_entity_id": foreign_entity, "object_entity_id": 9_000_000_000}
+    )
+    candidate = cand(linked).model_copy(update={"ended_by": foreign_fact})
+    judged_event = FactsJudged(
+        dataset=mine[0], project_id=mine[1], episode_id="e1", source_event_id="e1",
+        inserts=[candidate],
+    )  # fmt: skip
+    await create_writer(deps(Settings(), pool)).handle(judged_event, ctx(1))
+    row = await pool.fetchrow(
+        "SELECT subject_entity_id, object_entity_id, invalidated_by, invalid_reason FROM facts"
+        " WHERE dataset = $1 AND project_id = $2", *mine,
+    )  # fmt: skip
+    assert dict(row) == {
+        "subject_entity_id": None, "object_entity_id": None, "invalidated_by": None,
+        "invalid_reason": None,
+    }  # fmt: skip

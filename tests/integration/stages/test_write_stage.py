@@ -14,6 +14,7 @@ from streams.events import Closure, Dropped, DropStage
 from streams.settings import Settings
 from streams.stages.write import FACT_WRITES, create_stage
 from streams.store.facts_query import as_of, live_facts
+from streams.store.locks import writer_lock
 from tests.support.events import new_tenant
 from tests.support.facts import LIT, cand, deps, ends, fact, judged
 from tests.support.stages import ctx
@@ -223,7 +224,7 @@ async def test_two_writers_of_one_tenant_serialise_on_the_lock(pool: Any) -> Non
     # Two jobs (say a replay beside the live group: other partitions) for one tenant. Hold
     # the tenant's lock so both writer transactions are open and queued at once.
     async with pool.acquire() as holder, holder.transaction():
-        await holder.execute("SELECT pg_advisory_xact_lock(hashtext($1))", f"{t[0]}:{t[1]}")
+        await holder.execute(f"SELECT {writer_lock('$1')}", f"{t[0]}:{t[1]}")
         both = asyncio.gather(stage.handle(first, ctx(1)), stage.handle(second, ctx(1, 1)))
         await waiting_for_advisory_locks(pool, 2)
     await both
@@ -257,7 +258,7 @@ async def test_a_lock_timeout_is_transient_and_changes_nothing(pool: Any) -> Non
     t = new_tenant()
     before = await snapshot(pool)
     async with pool.acquire() as holder, holder.transaction():
-        await holder.execute("SELECT pg_advisory_xact_lock(hashtext($1))", f"{t[0]}:{t[1]}")
+        await holder.execute(f"SELECT {writer_lock('$1')}", f"{t[0]}:{t[1]}")
         with pytest.raises(asyncpg.PostgresError) as caught:
             await writer(pool, writer_lock_timeout_ms=200).handle(
                 judged(t, [cand(fact("user", "likes", "tea"))]), ctx(1)

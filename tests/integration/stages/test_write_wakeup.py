@@ -38,3 +38,30 @@ async def test_the_writer_wakes_the_next_queued_episode_even_on_redelivery(pool:
     async with pool.acquire() as conn:
         assert await claim_next(conn, *t, "w", settings.claim_timeout_s) == parked[0]
     assert await writer.handle(event, ctx(7)) == []  # e2 in flight: nothing to wake
+
+
+async def test_a_queued_episode_that_cannot_be_copied_ends_failed_and_the_next_wakes(
+    pool: Any,
+) -> None:
+    """Its copy is over the record limit (stored before the limit was lowered): waking it
+    would fail this already committed record as output_too_large and leave the tenant's
+    later episodes queued. It ends failed, with why, and the one after it is woken."""
+    settings = Settings(topic_prefix="t-wake.", max_record_bytes=20_000)
+    writer = create_stage(deps(settings, pool))
+    t = new_tenant()
+    await seed_episode(pool, t, "e1")
+    big = episode(t, ["x" * 15_000, "y" * 10_000], episode_id="e2")
+    small = episode(t, ["I moved to Rome."], episode_id="e3")
+    async with pool.acquire() as conn:
+        await enqueue_episode(conn, big)
+        await enqueue_episode(conn, small)
+
+    out = await writer.handle(judged(t, [cand(fact("user", "likes", "tea"))], episode="e1"), ctx(9))
+
+    assert out == [Routed(settings.topic("episodes.completed"), small, f"{t[0]}:{t[1]}")]
+    row = await pool.fetchrow(
+        "SELECT semantic_status, semantic_last_error FROM episodes WHERE dataset = $1"
+        " AND project_id = $2 AND episode_id = 'e2'", *t,
+    )  # fmt: skip
+    assert row["semantic_status"] == "failed"
+    assert "over the record limit" in row["semantic_last_error"]

@@ -1,10 +1,10 @@
 """The judge's read of live facts gives the same rows on each of its paths.
 
 Rules 1 and 2 are read by index; the embedding band comes from the ids dedup handed over
-or, for a candidate without them, from the judge's own search: exact while the subject is
-small, HNSW past ``exact_below`` (``exact_below=0`` forces it here). The rows exercise
-every rule, next to facts that must not come back (other subjects, below the band,
-ended, other tenants).
+or, when facts were written since dedup read them, from the judge's own search: exact
+while the subject is small, HNSW past ``exact_below`` (``exact_below=0`` forces it here).
+The rows exercise every rule, next to facts that must not come back (other subjects,
+below the band, ended, other tenants).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pgvector import Vector
 from streams.events import DedupedCandidate, Fact, FactKind
 from streams.model.fakes.scripted import hashed_vector, vector_at_similarity
 from streams.store.db import create_pool
-from streams.store.judge_reads import live_facts_near
+from streams.store.judge_reads import conflicting_live_facts, search_bands
 from streams.store.live_facts import nearest_live_facts, newest_live_fact_at
 from streams.store.vector_search import ScanTuning
 from tests.support.db import TEST_EMBEDDING_DIM, create_fresh_database
@@ -64,39 +64,44 @@ async def pool(database_url: str) -> AsyncIterator[Any]:
     await p.close()
 
 
-async def test_the_judges_own_search_reads_alike_exact_or_by_index(pool: Any) -> None:
-    sold = _fact("user", "sold", "honda civic", until=NOW + timedelta(days=1))
-    candidates = [
-        DedupedCandidate(fact=_fact("user", "works at", "acme"), embedding=JOB),
-        DedupedCandidate(fact=sold, embedding=SOLD),
+SOLD_FACT = _fact("user", "sold", "honda civic", until=NOW + timedelta(days=1))
+EXPECTED = [
+    ("user", "works at", "globex"),
+    ("user", "drives", "Honda Civic"),
+    ("user", "is employed by", "initech"),
+]
+
+
+def _candidates() -> list[DedupedCandidate]:
+    return [
+        DedupedCandidate(fact=_fact("user", "works at", "acme")),
+        DedupedCandidate(fact=SOLD_FACT),
     ]
 
+
+async def test_the_judges_own_search_reads_alike_exact_or_by_index(pool: Any) -> None:
     async def read(exact_below: int) -> list[tuple[str, str, str]]:
-        live = await live_facts_near(
-            pool, "t", "p", candidates, band_min=0.80, now=NOW,
-            tuning=ScanTuning(exact_below=exact_below),
-        )  # fmt: skip
+        async with pool.acquire() as conn:
+            banded = await search_bands(
+                conn, "t", "p", _candidates(), [JOB, SOLD], band_min=0.80, now=NOW,
+                tuning=ScanTuning(exact_below=exact_below),
+            )  # fmt: skip
+            live, _ = await conflicting_live_facts(conn, "t", "p", banded, now=NOW)
         return [f.triple for f in live]
 
     exact = await read(2_000)
-    assert exact == [
-        ("user", "works at", "globex"),
-        ("user", "drives", "Honda Civic"),
-        ("user", "is employed by", "initech"),
-    ]
+    assert exact == EXPECTED
     assert await read(0) == exact
 
 
 async def test_the_band_dedup_hands_over_reads_like_the_judges_own_search(pool: Any) -> None:
     """Dedup's nearest live facts of the subject, inside the band, read by id: the same
     rows as the judge's own search; ids no longer live or of another tenant are ignored."""
-    sold = _fact("user", "sold", "honda civic", until=NOW + timedelta(days=1))
     async with pool.acquire() as conn:
-        as_of = await newest_live_fact_at(conn, "t", "p")
         near = await nearest_live_facts(
             conn, "t", "p", [(JOB, "user"), (SOLD, "user")], tuning=ScanTuning(exact_below=0)
         )
-    band = [[f.id for f in per if (f.similarity or 0) >= 0.80 - 1e-6] for per in near]
+    band = [[f for f in per if (f.similarity or 0) >= 0.80 - 1e-6] for per in near]
     ended_and_foreign = [
         r["id"] for r in await pool.fetch(
             "SELECT id FROM facts WHERE object IN ('hooli', 'umbrella') ORDER BY object"
@@ -104,42 +109,23 @@ async def test_the_band_dedup_hands_over_reads_like_the_judges_own_search(pool: 
     ]  # fmt: skip
     assert len(ended_and_foreign) == 2
     handed = [
-        DedupedCandidate(fact=_fact("user", "works at", "acme"), embedding=JOB,
-                         band_neighbours=band[0] + ended_and_foreign),
-        DedupedCandidate(fact=sold, embedding=SOLD, band_neighbours=band[1]),
+        c.model_copy(update={
+            "band_neighbours": [f.id for f in b] + (ended_and_foreign if i == 0 else []),
+            "band_similarity": [f.similarity for f in b] + ([0.9, 0.9] if i == 0 else []),
+        })
+        for i, (c, b) in enumerate(zip(_candidates(), band, strict=True))
     ]  # fmt: skip
-    searched = [c.model_copy(update={"band_neighbours": None}) for c in handed]
-    expected = [
-        ("user", "works at", "globex"),
-        ("user", "drives", "Honda Civic"),
-        ("user", "is employed by", "initech"),
-    ]
-    assert await _read(pool, searched) == expected
-    assert await _read(pool, handed, as_of) == expected
+    async with pool.acquire() as conn:
+        live, _ = await conflicting_live_facts(conn, "t", "p", handed, now=NOW)
+    assert [f.triple for f in live] == EXPECTED
+    assert handed[0].similarity_to(live[2].id) == pytest.approx(0.86, abs=1e-4)
 
 
-async def test_the_judge_takes_the_handed_band_only_while_no_fact_was_written_since(
-    pool: Any,
-) -> None:
-    """An empty band handed over means no band pair, as long as the tenant's watermark is
-    the one dedup read; once a fact was written since (a redriven record), the judge
-    searches itself and finds the band pair."""
+async def test_the_read_carries_the_watermark_dedup_compares_with(pool: Any) -> None:
     async with pool.acquire() as conn:
         as_of = await newest_live_fact_at(conn, "t", "p")
-    assert as_of is not None
-    nothing = [DedupedCandidate(fact=_fact("user", "works at", "acme"), embedding=JOB,
-                                band_neighbours=[])]  # fmt: skip
-    band_pair = ("user", "is employed by", "initech")
-    assert band_pair not in await _read(pool, nothing, as_of)
-    assert band_pair in await _read(pool, nothing, as_of - timedelta(microseconds=1))
-    assert band_pair in await _read(pool, nothing, None)
-
-
-async def _read(
-    pool: Any, candidates: list[DedupedCandidate], as_of: datetime | None = None
-) -> list[tuple[str, str, str]]:
-    live = await live_facts_near(
-        pool, "t", "p", candidates, band_min=0.80, now=NOW, live_facts_as_of=as_of,
-        tuning=ScanTuning(exact_below=0),
-    )  # fmt: skip
-    return [f.triple for f in live]
+        _, watermark = await conflicting_live_facts(conn, "t", "p", _candidates(), now=NOW)
+        _, nothing_matches = await conflicting_live_facts(
+            conn, "t", "p", [DedupedCandidate(fact=_fact("cat", "eats", "fish"))], now=NOW
+        )
+    assert as_of is not None and watermark == as_of == nothing_matches

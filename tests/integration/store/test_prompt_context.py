@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from streams.store.context import load_prompt_context
-from streams.store.db import create_pool
+from streams.store.db import create_pool, round_trips
 from tests.support.db import create_fresh_database
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -102,3 +102,11 @@ async def test_a_short_list_takes_the_top_of_the_same_ranking(pool: Any) -> None
         for limit, expected in [(1, ["user"]), (3, ["user", "club", "sister"])]:
             context = await load_prompt_context(conn, "t", "p", entity_limit=limit, fact_limit=0)
             assert context.entity_names == expected
+
+
+async def test_a_window_that_settles_the_names_is_one_round_trip(pool: Any) -> None:
+    before = round_trips(pool)
+    async with pool.acquire() as conn:
+        context = await load_prompt_context(conn, "t", "p", entity_limit=200, fact_limit=3)
+    assert len(context.entity_names) == 8 and len(context.recent_facts) == 3
+    assert round_trips(pool) - before == 1

@@ -6,34 +6,33 @@ from datetime import UTC, datetime, timedelta
 
 from streams.domain.contradictions import Pair, PairRule, apply_verdicts, find_pairs
 from streams.domain.facts import LiveFact
-from streams.events import Candidate, DropStage, Fact, FactKind, Verdict
-from streams.model.fakes.scripted import hashed_vector, vector_at_similarity
+from streams.events import DedupedCandidate, DropStage, Fact, FactKind, Verdict
 from streams.settings import Settings
 
 NOW = datetime.now(UTC)
 S = Settings()
-DIM = 16
 
 
 def cand(
     s: str, p: str, o: str, *, conf: float = 0.9, until: datetime | None = None,
-    emb: list[float] | None = None,
-) -> Candidate:  # fmt: skip
+    band: dict[int, float] | None = None,
+) -> DedupedCandidate:  # fmt: skip
+    """A candidate with the band dedup measured: live fact id -> cosine."""
     fact = Fact(
         subject=s, predicate=p, object=o, kind=FactKind.RELATIONSHIP, confidence=conf,
         valid_until=until,
     )  # fmt: skip
-    return Candidate(
-        fact=fact, embedding=emb if emb is not None else hashed_vector(fact.sentence(), DIM)
+    band = band or {}
+    return DedupedCandidate(
+        fact=fact, band_neighbours=list(band), band_similarity=list(band.values())
     )
 
 
-def live(fact_id: int, s: str, p: str, o: str, emb: list[float] | None = None) -> LiveFact:
-    vector = emb if emb is not None else hashed_vector(f"{s} {p} {o}", DIM)
-    return LiveFact(fact_id, s, p, o, embedding=vector)
+def live(fact_id: int, s: str, p: str, o: str) -> LiveFact:
+    return LiveFact(fact_id, s, p, o)
 
 
-def pairs_of(candidates: list[Candidate], facts: list[LiveFact]) -> list[Pair]:
+def pairs_of(candidates: list[DedupedCandidate], facts: list[LiveFact]) -> list[Pair]:
     return find_pairs(
         candidates,
         facts,
@@ -70,24 +69,21 @@ def test_valid_until_in_the_future_ends_the_agreeing_fact() -> None:
 
 
 def test_agreeing_objects_are_not_judged_even_inside_the_band() -> None:
-    base = hashed_vector("lives in chennai", DIM)
-    works_from = cand("user", "works from", "chennai", emb=vector_at_similarity(base, 0.85))
-    assert pairs_of([works_from], [live(1, "user", "lives in", "chennai", emb=base)]) == []
+    works_from = cand("user", "works from", "chennai", band={1: 0.85})
+    assert pairs_of([works_from], [live(1, "user", "lives in", "chennai")]) == []
 
 
 def test_band_pairs_predicate_rewordings_at_085() -> None:
-    base = hashed_vector("user works at google", DIM)
-    employed = cand("user", "is employed by", "anthropic", emb=vector_at_similarity(base, 0.85))
-    pairs = pairs_of([employed], [live(1, "user", "works at", "google", emb=base)])
+    employed = cand("user", "is employed by", "anthropic", band={1: 0.85})
+    pairs = pairs_of([employed], [live(1, "user", "works at", "google")])
     assert rules(pairs) == [(0, 1, PairRule.EMBEDDING_BAND)]
 
 
 def test_band_edges_below_min_and_at_dedup_threshold_are_not_paired() -> None:
-    base = hashed_vector("user works at google", DIM)
-    below = cand("user", "is employed by", "anthropic", emb=vector_at_similarity(base, 0.79))
-    at_dedup = cand("user", "is staff at", "anthropic", emb=vector_at_similarity(base, 0.95))
-    at_min = cand("user", "is hired by", "anthropic", emb=vector_at_similarity(base, 0.80))
-    pairs = pairs_of([below, at_dedup, at_min], [live(1, "user", "works at", "google", emb=base)])
+    below = cand("user", "is employed by", "anthropic", band={1: 0.79})
+    at_dedup = cand("user", "is staff at", "anthropic", band={1: 0.95})
+    at_min = cand("user", "is hired by", "anthropic", band={1: 0.80})
+    pairs = pairs_of([below, at_dedup, at_min], [live(1, "user", "works at", "google")])
     assert rules(pairs) == [(2, 1, PairRule.EMBEDDING_BAND)]
 
 
@@ -177,23 +173,22 @@ def test_a_fact_is_ended_once_by_the_first_candidate() -> None:
 def test_an_ending_pairs_only_with_the_one_relationship_it_means() -> None:
     """ "sold honda civic" ends "drives honda civic", nearest in meaning, not every fact
     that names the car."""
-    sold_vec = hashed_vector("user sold honda civic", DIM)
-    sold = cand("user", "sold", "honda civic", until=NOW - timedelta(days=2), emb=sold_vec)
+    sold = cand("user", "sold", "honda civic", until=NOW - timedelta(days=2), band={2: 0.7})
     facts = [
         live(1, "user", "insures", "honda civic"),
-        live(2, "user", "drives", "honda civic", emb=vector_at_similarity(sold_vec, 0.7)),
+        live(2, "user", "drives", "honda civic"),
         live(3, "user", "likes", "honda civic"),
         live(4, "user", "lives in", "chennai"),
     ]
     assert rules(pairs_of([sold], facts)) == [(0, 2, PairRule.ENDS_RELATIONSHIP)]
 
 
-def test_an_ending_without_embeddings_pairs_with_the_fact_said_last() -> None:
+def test_an_ending_outside_any_band_pairs_with_the_fact_said_last() -> None:
     sold = cand("user", "sold", "honda civic", until=NOW - timedelta(days=2))
     older = LiveFact(1, "user", "insures", "honda civic", stated_at=NOW - timedelta(days=9))
     newer = LiveFact(2, "user", "drives", "honda civic", stated_at=NOW - timedelta(days=3))
     pairs = find_pairs(
-        [sold.model_copy(update={"embedding": []})], [older, newer],
+        [sold], [older, newer],
         band_min=S.contradiction_band_min, dedup_threshold=S.fact_dedup_threshold,
         min_confidence=S.retrieval_min_confidence, now=NOW,
     )  # fmt: skip

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 
 from streams.domain import dedup as dl
 from streams.domain.facts import LiveFact
@@ -62,8 +62,8 @@ def test_exact_match_with_valid_until_is_a_closure_not_a_drop() -> None:
 
 
 def test_a_closure_already_recorded_is_a_plain_duplicate() -> None:
-    naive_may = MAY.replace(tzinfo=None)  # same instant, taken as UTC
-    facts = [lit("user", "drives", "honda civic", until=naive_may)]
+    may_in_oslo = MAY.astimezone(timezone(timedelta(hours=2)))  # same instant, another offset
+    facts = [lit("user", "drives", "honda civic", until=may_in_oslo)]
     known = {("user", "drives", "honda civic"): [live(9, "user", "drives", "honda civic", MAY)]}
     out = dl.exact_pass(facts, known, stated_at=NOW, now=NOW)
     assert out.closures == [] and [d.reason for d in out.dropped] == ["exact_duplicate"]
@@ -80,7 +80,7 @@ def test_in_batch_paraphrase_keeps_the_first() -> None:
     ]
     out = dl.near_pass(survivors, [large, big, other], [[], [], []], T, B)
     assert [c.fact.object for c in out.candidates] == ["large screen", "tea"]
-    assert out.candidates[0].embedding == large
+    assert out.vectors == [large, other] and [c.vector for c in out.candidates] == [0, 1]
     assert [(d.reason, d.object) for d in out.dropped] == [("near_duplicate", "big display")]
     assert "large screen" in out.dropped[0].detail and "0.97" in out.dropped[0].detail
 

@@ -237,6 +237,11 @@ def test_confidence_is_clamped_and_a_missing_one_is_untrusted(
         ("2026-13-45", None, True),
         ("2026-03-01", datetime(2026, 3, 1, tzinfo=UTC), False),
         ("2026-03-01T09:30:00+02:00", datetime(2026, 3, 1, 7, 30, tzinfo=UTC), False),
+        # Year 1 would be stored as -infinity and read back naive; 9999 at -05:00 overflows.
+        ("0001-01-01", None, True),
+        ("0999-12-31", None, True),
+        ("9999-12-31T23:00:00-05:00", None, True),
+        ("1850-06-01", datetime(1850, 6, 1, tzinfo=UTC), False),
     ],
 )
 def test_date_sanitisation(given: str | None, expected: datetime | None, rejected: bool) -> None:
@@ -443,3 +448,15 @@ def test_one_normaliser_for_names_in_every_script(raw_name: str, canonical: str)
     entities, _ = clean_entities([RawEntity(name=raw_name, type="PLACE")])
     assert entities[0].name == canonical
     assert resolution.incoming(entities)[0].name == canonical  # resolution agrees
+
+
+def test_an_inverted_validity_keeps_the_claim_without_either_date() -> None:
+    c, dropped = clean_claim(
+        raw("user", "works at", "acme", validFrom="2026-05-01", validUntil="2025-01-01"),
+        REL,
+        SETTINGS,
+    )
+    assert c is not None and (c.valid_from, c.valid_until) == (None, None)
+    assert [d.reason for d in dropped] == ["invalid_date"]
+    assert "before validFrom" in dropped[0].detail
+    c.to_fact()  # a valid event

@@ -69,7 +69,7 @@ def _pair(candidate: int, existing: LiveFact, rule: PairRule = PairRule.SAME_PRE
 
 def test_an_old_verdict_for_a_newer_fact_keeps_it_and_stores_the_candidate_as_history() -> None:
     newer = LiveFact(7, "user", "works at", "anthropic", stated_at=NOW - 5 * DAY)
-    google = Candidate(fact=fact("user", "works at", "google"), embedding=[1.0])
+    google = Candidate(fact=fact("user", "works at", "google"))
     judged = apply_verdicts([google], [_pair(0, newer)], {0: Verdict.OLD}, stated_at=NOW - 20 * DAY)
     assert judged.invalidations == []
     (history,) = judged.inserts
@@ -78,7 +78,7 @@ def test_an_old_verdict_for_a_newer_fact_keeps_it_and_stores_the_candidate_as_hi
 
 def test_an_old_verdict_ends_an_older_fact_at_the_candidates_start() -> None:
     older = LiveFact(3, "user", "works at", "google", stated_at=NOW - 40 * DAY)
-    acme = Candidate(fact=fact("user", "works at", "acme", since=NOW + 20 * DAY), embedding=[1.0])
+    acme = Candidate(fact=fact("user", "works at", "acme", since=NOW + 20 * DAY))
     judged = apply_verdicts([acme], [_pair(0, older)], {0: Verdict.OLD}, stated_at=NOW)
     (ends,) = judged.invalidations
     assert (ends.fact_id, ends.valid_until) == (3, NOW + 20 * DAY)

@@ -143,7 +143,7 @@ def test_only_what_breaks_a_line_is_escaped() -> None:
     """Line and paragraph separators, NEL, C0/C1 controls and bidi overrides cannot end a
     fenced line or disguise one; they stay escaped and decode to the original text."""
     boundary = "UNTRUSTED-feedfacefeedfacefeedfacefeedface"
-    tricky = "a\u2028b\u2029c\x85d\x00e\u202eevil\u2066f\x1bg\u200dh"
+    tricky = "a\u2028b\u2029c\x85d\x01e\u202eevil\u2066f\x1bg\u200dh"
     for render in (
         lambda: extract.render(request(tricky), boundary=boundary),
         lambda: summarize.render(SummarizeInput(scope=SCOPE, messages=[msg(1, tricky)]),
@@ -156,7 +156,7 @@ def test_only_what_breaks_a_line_is_escaped() -> None:
             "\\u2028",
             "\\u2029",
             "\\u0085",
-            "\\u0000",
+            "\\u0001",
             "\\u202e",
             "\\u2066",
             "\\u001b",

@@ -6,7 +6,7 @@ import json
 
 from streams.errors import PoisonError
 from streams.kafka.range_reader import RangeRecord
-from streams.ops.dlq import DeadLetter, render_payload
+from streams.ops.dlq import DeadLetter, assemble, render_payload
 from streams.runtime.dlq import H_TOPIC, dead_letter
 from streams.runtime.records import Record
 
@@ -16,7 +16,7 @@ def letter(value: bytes, exc: BaseException, *, key: bytes = b"acme:p1") -> Dead
         topic="memory.episodes.completed", partition=4, offset=17, key=key, value=value,
         headers=(("traceparent", b"00-abc"),), timestamp_ms=1_700_000_000_000,
     )  # fmt: skip
-    out = dead_letter(
+    (out,) = dead_letter(
         original, exc, dlq_topic="memory.dlq.extract", group="factstream-extract",
         stage="extract", attempt=1, reason="poison",
     )  # fmt: skip
@@ -56,3 +56,32 @@ def test_payload_rendering() -> None:
     assert kind == "binary (not UTF-8)"
     assert text.startswith("00000000  ff fe 7b 62 61 64")
     assert render_payload(None)[0] == "empty"
+    assert render_payload(b"[" * 5000 + b"]" * 5000)[0] == "text"  # nested past the limit
+
+
+def test_parts_of_a_split_value_are_one_dead_letter() -> None:
+    original = Record("memory.episodes.completed", 4, 17, b"acme:p1", b"v" * 2_000_000)
+    parts = dead_letter(
+        original, PoisonError("big"), dlq_topic="d", group="g", stage="extract", attempt=0,
+        reason="oversized",
+    )  # fmt: skip
+    other = dead_letter(
+        Record("memory.episodes.completed", 4, 18, b"acme:p1", b"{}"), PoisonError("x"),
+        dlq_topic="d", group="g", stage="extract", attempt=0, reason="bad_json",
+    )  # fmt: skip
+    # As they may land: another dead letter between two parts of the first.
+    ordered = [parts[0], other[0], *parts[1:]]
+    records = [
+        RangeRecord("d", 0, offset, 0, out.key, out.value, out.headers)
+        for offset, out in enumerate(ordered)
+    ]
+    letters = list(assemble(records))
+    assert [len(letter.value or b"") for letter in letters] == [2, 2_000_000]
+    whole = letters[1]
+    assert whole.value == original.value and whole.offsets == [0, 2, 3]
+    assert whole.unroutable_reason() is None
+    missing = list(assemble(records[:3]))
+    assert [letter.unroutable_reason() for letter in missing] == [
+        None,
+        "only 2 of its 3 parts were found",
+    ]

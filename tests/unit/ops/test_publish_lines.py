@@ -42,7 +42,7 @@ def episode(episode_id: str, **overrides: Any) -> str:
 def test_bad_lines_carry_their_number_and_reason() -> None:
     lines = [
         episode("e1"),
-        episode("e2", window={"from_seq": 5, "to_seq": 1}),
+        episode("e2", completed_at="2026-01-01T10:01:00"),
         "",
         "{not json",
         episode(
@@ -58,7 +58,7 @@ def test_bad_lines_carry_their_number_and_reason() -> None:
     bad = {p.line_no: p.reason for p in parsed if isinstance(p, BadLine)}
     assert [(g.line_no, g.event.episode_id) for g in good] == [(1, "e1"), (6, "e4")]
     assert sorted(bad) == [2, 4, 5]  # line 3 is blank and simply ignored
-    assert "window" in bad[2] and "before from_seq" in bad[2]
+    assert bad[2].startswith("completed_at:") and "UTC offset" in bad[2]
     assert "Invalid JSON" in bad[4]
     assert bad[5].startswith("messages.0.role:")
 

@@ -1,11 +1,12 @@
 from streams.runtime.dlq import (
     DLQ_HEADERS,
-    DLQ_MAX_VALUE_BYTES,
+    DLQ_PART_BYTES,
     H_ATTEMPT,
     H_REASON,
     H_TRUNCATED,
     dead_letter,
     error_headers,
+    part_of,
 )
 from streams.runtime.records import Record
 
@@ -19,7 +20,7 @@ def test_dead_letter_keeps_key_value_headers_and_adds_error_headers() -> None:
     try:
         _raise()
     except ValueError as exc:
-        dl = dead_letter(
+        (dl,) = dead_letter(
             rec, exc, dlq_topic="dlq", group="g", stage="s", attempt=3, reason="handler_error"
         )
     assert dl.topic == "dlq" and dl.key == b"ds:p" and dl.value == b"\xffraw"
@@ -42,10 +43,28 @@ def test_dead_letter_keeps_key_value_headers_and_adds_error_headers() -> None:
     assert set(h) <= set(DLQ_HEADERS) and H_TRUNCATED not in h
 
 
-def test_huge_values_are_truncated_and_say_so() -> None:
-    rec = Record("in", 0, 1, None, b"x" * (DLQ_MAX_VALUE_BYTES + 10))
-    dl = dead_letter(
+def test_a_huge_value_is_kept_whole_over_several_parts() -> None:
+    original = bytes(range(256)) * ((2 * DLQ_PART_BYTES) // 256 + 7)
+    rec = Record("in", 0, 1, b"ds:p", original, (("trace", b"abc"),))
+    parts = dead_letter(
         rec, ValueError("big"), dlq_topic="d", group="g", stage="s", attempt=0, reason="oversized"
     )
-    assert len(dl.value) == DLQ_MAX_VALUE_BYTES
-    assert error_headers(dl.headers)[H_TRUNCATED] == str(DLQ_MAX_VALUE_BYTES + 10)
+    assert len(parts) == 3
+    assert b"".join(p.value for p in parts) == original
+    assert all(p.key == b"ds:p" and len(p.value) <= DLQ_PART_BYTES for p in parts)
+    assert [part_of(p.headers) for p in parts] == [(1, 3), (2, 3), (3, 3)]
+    first = error_headers(parts[0].headers)
+    assert first[H_REASON] == "oversized" and first["x-value-length"] == str(len(original))
+    assert parts[0].headers[0] == ("trace", b"abc") and H_TRUNCATED not in first
+    rest = error_headers(parts[2].headers)
+    assert rest["x-original-offset"] == "1" and "x-stack-trace" not in rest
+
+
+def test_delivery_headers_are_not_kept() -> None:
+    rec = Record("in", 0, 1, b"k", b"{}", (("release", b"token"), ("trace", b"abc")))
+    (dl,) = dead_letter(
+        rec, ValueError("x"), dlq_topic="d", group="g", stage="s", attempt=1,
+        reason="handler_error", delivery_headers=("release",),
+    )  # fmt: skip
+    assert [k for k, _ in dl.headers][:1] == ["trace"]
+    assert "release" not in dict(dl.headers)

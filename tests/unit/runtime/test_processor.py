@@ -6,6 +6,7 @@ import pytest
 from pydantic import BaseModel
 
 from streams.errors import PoisonError, TransientError
+from streams.events import EpisodeCompleted
 from streams.runtime.config import WorkerConfig
 from streams.runtime.dlq import error_headers
 from streams.runtime.metrics import WorkerMetrics
@@ -175,3 +176,53 @@ async def test_a_failing_hook_or_an_undecodable_record_still_just_dead_letters()
     assert error_headers(dl.headers)["x-reason"] == "poison"
     (dl,) = await proc(rec(b"{"))  # no event to hand the hook
     assert error_headers(dl.headers)["x-reason"] == "bad_json" and len(stage.seen) == 1
+
+
+class TenantStage(FakeStage):
+    """A stage over tenant events: the runtime compares keys with their tenant."""
+
+    input_model = EpisodeCompleted
+    delivery_headers = ("release",)
+
+    def __init__(self) -> None:
+        self.dead: list[str] = []
+
+    async def handle(self, event: Any, ctx: RecordContext) -> Sequence[BaseModel | Routed]:
+        return [event]
+
+    async def on_dead_letter(
+        self, event: Any, ctx: RecordContext, reason: str, error: str
+    ) -> Sequence[BaseModel | Routed]:
+        self.dead.append(reason)
+        return []
+
+
+def an_episode(dataset: str = "ds", project: str = "p") -> dict[str, Any]:
+    return {
+        "event_id": "e1", "dataset": dataset, "project_id": project, "episode_id": "ep",
+        "session_id": "s", "window": {"from_seq": 0, "to_seq": 0}, "messages": [],
+        "completed_at": "2026-01-01T00:00:00Z",
+    }  # fmt: skip
+
+
+async def test_a_key_that_is_not_the_payloads_tenant_is_dead_lettered() -> None:
+    stage = TenantStage()
+    proc, _, _ = make(stage)
+    (dead,) = await proc(rec(an_episode("other"), key=b"ds:p"))
+    h = error_headers(dead.headers)
+    assert dead.topic == "dlq" and h["x-reason"] == "key_mismatch"
+    assert "'ds:p' is not the payload's tenant 'other:p'" in h["x-exception-message"]
+    assert stage.dead == ["key_mismatch"]  # the stage may still release what it held
+
+
+async def test_a_record_without_a_key_is_handled_and_its_outputs_keyed_by_tenant() -> None:
+    proc, _, _ = make(TenantStage())
+    (out,) = await proc(rec(an_episode(), key=None))
+    assert (out.topic, out.key) == ("out", b"ds:p")
+
+
+async def test_a_dead_letter_drops_the_stages_delivery_headers() -> None:
+    proc, _, _ = make(TenantStage())
+    record = Record("in", 1, 7, b"ds:p", b"{broken", (("release", b"tok"), ("trace", b"t")))
+    (dead,) = await proc(record)
+    assert "release" not in dict(dead.headers) and dict(dead.headers)["trace"] == b"t"
