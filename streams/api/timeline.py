@@ -41,7 +41,10 @@ def _ticks(low: datetime, high: datetime, x: object, count: int = 6) -> list[Mar
         at = low + (high - low) * (i / count)
         px = x(at)  # type: ignore[operator]
         marks.append(tag("line", x1=px, x2=px, y1=TOP - 6, y2="100%", class_="tick"))
-        marks.append(tag("text", at.strftime("%Y-%m-%d"), x=px, y=TOP - 12, class_="tick-label"))
+        # The last label ends at its tick, so the right edge does not cut it off.
+        anchor = "end" if i == count else None
+        marks.append(tag("text", at.strftime("%Y-%m-%d"), x=px, y=TOP - 12,
+                         class_="tick-label", text_anchor=anchor))  # fmt: skip
     return marks
 
 
