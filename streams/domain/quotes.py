@@ -30,40 +30,43 @@ _MIN_PART_CHARS = 3  # ellipsis parts shorter than this ("a") say nothing on the
 
 def normalise(text: str) -> str:
     """Case, width, punctuation, marks and spacing folded away; letters and digits kept."""
-    folded = unicodedata.normalize("NFKC", text).casefold()
-    kept = "".join(_fold_char(ch) for ch in folded)
-    return " ".join(kept.split())
+    folded = unicodedata.normalize("NFKC", text).casefold().translate(_FOLDS)
+    return " ".join(folded.split())
 
 
-def _fold_char(ch: str) -> str:
-    category = unicodedata.category(ch)
-    if category == "Mn":  # vowel signs and diacritics, written or left out alike
-        return ""
-    return " " if category[0] in "PSZC" else ch
+class _Folds(dict[int, str | None]):
+    """What each code point becomes (str.translate's table), decided on first sight."""
+
+    def __missing__(self, code: int) -> str | None:
+        category = unicodedata.category(chr(code))
+        # Vowel signs and diacritics are written or left out alike; punctuation, symbols,
+        # separators and controls part words.
+        folded = None if category == "Mn" else " " if category[0] in "PSZC" else chr(code)
+        if len(self) < _MAX_FOLDS:  # a hostile text of every code point stays bounded
+            self[code] = folded
+        return folded
 
 
-def _unspaced(ch: str) -> bool:
-    """A script written without spaces between words: each character is a token."""
-    code = ord(ch)
-    return any(lo <= code <= hi for lo, hi in _UNSPACED_RANGES)
+_MAX_FOLDS = 20_000
+_FOLDS = _Folds()
 
-
-_UNSPACED_RANGES = (
-    (0x0E00, 0x0EFF),  # Thai, Lao
-    (0x1000, 0x109F),  # Myanmar
-    (0x1780, 0x17FF),  # Khmer
-    (0x3040, 0x30FF),  # Hiragana, Katakana
-    (0x3400, 0x4DBF),  # CJK extension A
-    (0x4E00, 0x9FFF),  # CJK unified ideographs
-    (0xF900, 0xFAFF),  # CJK compatibility ideographs
-    (0x20000, 0x3FFFF),  # CJK extensions B on
+# Scripts written without spaces between words: each of their characters is a token.
+_UNSPACED = re.compile(
+    "[\u0e00-\u0eff"  # Thai, Lao
+    "\u1000-\u109f"  # Myanmar
+    "\u1780-\u17ff"  # Khmer
+    "\u3040-\u30ff"  # Hiragana, Katakana
+    "\u3400-\u4dbf"  # CJK extension A
+    "\u4e00-\u9fff"  # CJK unified ideographs
+    "\uf900-\ufaff"  # CJK compatibility ideographs
+    "\U00020000-\U0003ffff]"  # CJK extensions B on
 )
 
 
 def tokens(normalised: str) -> list[str]:
     out: list[str] = []
     for word in normalised.split():
-        if any(_unspaced(ch) for ch in word):
+        if _UNSPACED.search(word):
             out.extend(word)
         else:
             out.append(word)
@@ -90,12 +93,16 @@ def quote_found(quote: str, user_texts: Sequence[str]) -> bool:
     parts = [p for p in parts if len(p) >= _MIN_PART_CHARS] or [p for p in parts if p]
     if not parts:
         return False
-    texts = [(text, tokens(text)) for text in user_texts]
-    return all(
-        any(part in text for text, _ in texts)
-        or any(_close_enough(tokens(part), words) for _, words in texts)
-        for part in parts
-    )
+    words: list[list[str]] | None = None  # the texts' tokens, made only when needed
+    for part in parts:
+        if any(part in text for text in user_texts):
+            continue
+        if words is None:
+            words = [tokens(text) for text in user_texts]
+        part_words = tokens(part)
+        if not any(_close_enough(part_words, text_words) for text_words in words):
+            return False
+    return True
 
 
 def user_texts(messages: Sequence[Message]) -> list[str]:

@@ -22,8 +22,7 @@ from typing import Any
 
 from streams.events import EpisodeCompleted
 from streams.store.episodes import EPISODE_COLUMNS, EPISODE_KEY, episode_from_row
-from streams.store.locks import gate_lock
-from streams.store.statements import Rider
+from streams.store.statements import Rider, with_write
 
 _FRESH_IN_FLIGHT = """EXISTS (
     SELECT 1 FROM episodes p WHERE p.dataset = $1 AND p.project_id = $2
@@ -34,19 +33,6 @@ _OLDEST_QUEUED = (
     f" AND semantic_status = 'queued' AND NOT {_FRESH_IN_FLIGHT}"
     " ORDER BY arrival_seq LIMIT 1"
 )
-# A stale claim's worker died or was fenced, so its output never landed (or, with a writer
-# down past the timeout, lands twice and the writer drops the repeat): it runs again, in
-# its place, before the later episodes; it must not be overtaken.
-_STALE = (
-    "(semantic_status = 'processing'"
-    " AND (claimed_at IS NULL OR claimed_at < now() - make_interval(secs => $3::float8)))"
-)
-_NEXT_TO_START = (
-    "SELECT episode_id FROM episodes WHERE dataset = $1 AND project_id = $2"
-    f" AND (semantic_status = 'queued' OR {_STALE}) AND NOT {_FRESH_IN_FLIGHT}"
-    " ORDER BY arrival_seq LIMIT 1"
-)
-_E_COLUMNS = ", ".join(f"e.{c.strip()}" for c in EPISODE_COLUMNS.split(","))
 
 
 async def claim_next(
@@ -55,8 +41,9 @@ async def claim_next(
 ) -> EpisodeCompleted | None:  # fmt: skip
     """Claim the tenant's oldest queued episode, unless one of its episodes holds a fresh
     claim (is still flowing through resolve/dedup/judge/write); None when there is nothing
-    to start. The check and the claim are one UPDATE under a per-tenant lock, so two
-    claimers of one tenant never both start an episode. A stale claim blocks nothing: it
+    to start. The check and the claim are one UPDATE under a per-tenant lock (the key of
+    streams/store/locks.py gate_lock), so two claimers of one tenant never both start an
+    episode. A stale claim blocks nothing: it
     is started again first, in its arrival place (a retry).
 
     ``record`` names the consumed record being handled ("<topic>/<partition>/<offset>"):
@@ -66,33 +53,14 @@ async def claim_next(
     ``token`` (a fresh one per call; the caller puts it on its output) names the claim
     taken: :func:`release_dead_lettered` and :func:`mark_semantic_done` act only on the
     claim their record belongs to (migration 008)."""
-    async with conn.transaction():
-        await conn.execute(f"SELECT {gate_lock('$1')}", f"{dataset}:{project_id}")
-        row = None
-        if record is not None:
-            row = await conn.fetchrow(
-                "UPDATE episodes e SET claimed_at = now(), updated_at = now(),"
-                " claim_token = $5"
-                " WHERE dataset = $1 AND project_id = $2 AND semantic_status = 'processing'"
-                f" AND claimed_by = $3 AND claim_record = $4 RETURNING {_E_COLUMNS}",
-                dataset, project_id, worker_id, record, token,
-            )  # fmt: skip
-        if row is None:
-            # Taking over a stale claim counts a retry, as the sweep's reclaim does.
-            row = await conn.fetchrow(
-                "UPDATE episodes e SET semantic_status = 'processing', claimed_at = now(),"
-                " claimed_by = $4, claim_event_id = e.event_id, claim_record = $5,"
-                " claim_token = $6, newer_version_pending = false,"
-                " semantic_retry_count = e.semantic_retry_count"
-                "   + (e.semantic_status = 'processing')::int,"
-                " semantic_last_error = NULL, updated_at = now()"
-                f" FROM ({_NEXT_TO_START}) AS nxt WHERE e.dataset = $1 AND e.project_id = $2"
-                " AND e.episode_id = nxt.episode_id AND (e.semantic_status = 'queued'"
-                "   OR (e.semantic_status = 'processing' AND (e.claimed_at IS NULL"
-                "     OR e.claimed_at < now() - make_interval(secs => $3::float8))))"
-                f" RETURNING {_E_COLUMNS}",
-                dataset, project_id, claim_timeout_s, worker_id, record, token,
-            )  # fmt: skip
+    # The lock, then the two claims, each on a fresh snapshot: one function (migration
+    # 017), one round trip. A stale claim's worker died or was fenced, so its output never
+    # landed (or, with a writer down past the timeout, lands twice and the writer drops
+    # the repeat): it runs again, in its place, before the later episodes.
+    row = await conn.fetchrow(
+        f"SELECT {EPISODE_COLUMNS} FROM factstream_claim_next($1, $2, $3, $4, $5, $6)",
+        dataset, project_id, claim_timeout_s, worker_id, record, token,
+    )  # fmt: skip
     return None if row is None else episode_from_row(row)
 
 
@@ -197,13 +165,26 @@ async def mark_semantic_done(
     was redriven and written ends ``done``. A newer version of the episode that arrived
     while it was in flight (a later completed_at) is queued again. ``record`` puts another
     write in the same statement (streams/store/statements.py: the writer's drops)."""
-    query = (
-        "UPDATE episodes SET semantic_last_error = NULL, newer_version_pending = false,"
-        " semantic_status = CASE WHEN newer_version_pending THEN 'queued' ELSE 'done' END,"
-        f" claimed_at = NULL, updated_at = now() WHERE {EPISODE_KEY}"
-        " AND ($4::text IS NULL OR claim_token IS NULL OR claim_token = $4)"
-    )
-    args: list[Any] = [dataset, project_id, episode_id, claim_token]
+    query, args = _SEMANTIC_DONE, [dataset, project_id, episode_id, claim_token]
     if record is not None:
         query, args = record(query, args)
     await conn.execute(query, *args)
+
+
+_SEMANTIC_DONE = (
+    "UPDATE episodes SET semantic_last_error = NULL, newer_version_pending = false,"
+    " semantic_status = CASE WHEN newer_version_pending THEN 'queued' ELSE 'done' END,"
+    f" claimed_at = NULL, updated_at = now() WHERE {EPISODE_KEY}"
+    " AND ($4::text IS NULL OR claim_token IS NULL OR claim_token = $4)"
+)
+
+
+def semantic_done(dataset: str, project_id: str, episode_id: str, claim_token: str | None) -> Rider:
+    """:func:`mark_semantic_done` riding on another statement of the writer's transaction
+    (streams/store/statements.py): the same UPDATE, as a CTE of that statement."""
+
+    def ride(query: str, args: list[Any]) -> tuple[str, list[Any]]:
+        done_args = [dataset, project_id, episode_id, claim_token]
+        return with_write(query, args, "semantic_done", _SEMANTIC_DONE, done_args)
+
+    return ride

@@ -21,6 +21,7 @@ it runs in one (sub)transaction because the settings are SET LOCAL.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -160,13 +161,11 @@ async def nearest(
     return found
 
 
-async def _search(
-    conn: Any, source: str, columns: str, where: str, args: Sequence[Any], vecs: list[Vector],
-    k: int, count_where: str | None, tuning: ScanTuning,
-    collect: Callable[[Sequence[Any], Sequence[int]], None],
-) -> None:  # fmt: skip
-    """The small-set check and the search in one statement; the index path's short
-    answers are asked again exactly."""
+def _search_sql(
+    source: str, columns: str, where: str, k: int, count_where: str | None, tuning: ScanTuning
+) -> str:
+    """The small-set check and the search in one statement: one row at least (the flag
+    ``exact_path``), then the rows of the one path the flag gates."""
     limit = int(tuning.exact_below)
     # Bounded count: reads at most exact_below + 1 index entries of the tenant. A one-time
     # filter on it runs exactly one of the two paths.
@@ -175,19 +174,34 @@ async def _search(
         f" WHERE {count_where or f't.embedding IS NOT NULL AND {where}'}"
         f" LIMIT {limit + 1}) c)"
     )
-    exact = _exact_sql(source, columns, where, k)
-    # One row at least (the flag), then the rows of the one path the flag gates.
-    both = (
+    return (
         f"WITH f AS MATERIALIZED (SELECT {small} AS small)"
         " SELECT f.small AS exact_path, r.* FROM f"
-        f" LEFT JOIN LATERAL (SELECT e.* FROM ({exact}) e WHERE f.small"
-        f" UNION ALL SELECT i.* FROM ({_index_sql(source, columns, where, k)}) i"
+        f" LEFT JOIN LATERAL (SELECT e.* FROM ({_exact_sql(source, columns, where, k)}) e"
+        f" WHERE f.small UNION ALL SELECT i.* FROM ({_index_sql(source, columns, where, k)}) i"
         " WHERE NOT f.small) r ON true ORDER BY r.ord, r.similarity DESC"
     )
+
+
+async def _search(
+    conn: Any, source: str, columns: str, where: str, args: Sequence[Any], vecs: list[Vector],
+    k: int, count_where: str | None, tuning: ScanTuning,
+    collect: Callable[[Sequence[Any], Sequence[int]], None],
+) -> None:  # fmt: skip
+    """One search statement; the index path's short answers are asked again exactly."""
     # Prepared afresh, not from the statement cache: a new statement is planned for the
     # values it is given (the tenant's partial index, its size), never generically.
-    statement = await conn.prepare(both)
+    statement = await conn.prepare(_search_sql(source, columns, where, k, count_where, tuning))
     rows = await statement.fetch(vecs, *args)
+    await _complete(conn, _exact_sql(source, columns, where, k), args, vecs, k, rows, collect)
+
+
+async def _complete(
+    conn: Any, exact: str, args: Sequence[Any], vecs: list[Vector], k: int,
+    rows: Sequence[Any], collect: Callable[[Sequence[Any], Sequence[int]], None],
+) -> None:  # fmt: skip
+    """Collect one search's rows; on the index path, ask again exactly for every query
+    vector that came back with fewer than k rows."""
     everyone = list(range(len(vecs)))
     collect([r for r in rows if r["ord"] is not None], everyone)
     if rows[0]["exact_path"]:
@@ -200,6 +214,14 @@ async def _search(
     if short:
         retry = await conn.prepare(exact)
         collect(await retry.fetch([vecs[i] for i in short], *args), short)
+
+
+_PARAMETER = re.compile(r"\$(\d+)\b")
+
+
+def _renumbered(sql: str, moves: dict[int, int]) -> str:
+    """``sql`` with parameter $a written $b for every a -> b of ``moves``."""
+    return _PARAMETER.sub(lambda m: f"${moves.get(int(m.group(1)), int(m.group(1)))}", sql)
 
 
 async def nearest_per_key(
@@ -217,22 +239,73 @@ async def nearest_per_key(
     """:func:`nearest` for (vector, key) queries, where ``where`` compares a column with
     the parameter after ``args`` (the key): the subject of a fact, the type of an entity.
 
-    One search per distinct key, the key a parameter rather than a per-query value: the
-    planner then knows how many rows it matches and walks the tenant's HNSW index (as a
-    per-query value it guesses few rows and sorts all of a big tenant's),
-    and the small-set check counts only the key's rows, so 32 ORG entities among 10k
-    THINGs are scanned exactly instead of walking a graph of THINGs.
+    One search per distinct key, all in one statement, the key a parameter rather than a
+    per-query value: the planner then knows how many rows it matches and walks the
+    tenant's HNSW index (as a per-query value it guesses few rows and sorts all of a big
+    tenant's), and the small-set check counts only the key's rows, so 32 ORG entities
+    among 10k THINGs are scanned exactly instead of walking a graph of THINGs.
     """
+    if not queries:
+        return []
     found: list[list[Any]] = [[] for _ in queries]
     positions: dict[Any, list[int]] = {}
     for i, (_, key) in enumerate(queries):
         positions.setdefault(key, []).append(i)
+    if getattr(conn, "session_tuning", None) == tuning:  # the session is configured already
+        per_key = await _nearest_keys_at_once(
+            conn, source, columns, where, args, queries, positions, k, count_where, tuning
+        )
+    else:
+        async with conn.transaction():
+            await configure_search(conn, tuning)
+            per_key = await _nearest_keys_at_once(
+                conn, source, columns, where, args, queries, positions, k, count_where, tuning
+            )
     for key, where_at in positions.items():
-        rows = await nearest(
-            conn, source=source, columns=columns, where=where, args=(*args, key),
-            vectors=[queries[i][0] for i in where_at], k=k, count_where=count_where,
-            tuning=tuning,
-        )  # fmt: skip
-        for i, per in zip(where_at, rows, strict=True):
+        for i, per in zip(where_at, per_key[key], strict=True):
             found[i] = per
     return found
+
+
+async def _nearest_keys_at_once(
+    conn: Any, source: str, columns: str, where: str, args: Sequence[Any],
+    queries: Sequence[tuple[Sequence[float], Any]], positions: dict[Any, list[int]], k: int,
+    count_where: str | None, tuning: ScanTuning,
+) -> dict[Any, list[list[Any]]]:  # fmt: skip
+    """Every key's search in one statement (one round trip): key j's block is the search
+    of :func:`nearest` with its own query vectors and key parameters, each still planned
+    for its key's value (a fresh statement, parameters known to the planner)."""
+    one = _search_sql(source, columns, where, k, count_where, tuning)
+    key_at = len(args) + 2  # the key follows ``args``, which follow the vectors ($1)
+    blocks, params = [], [None, *args, None]
+    keys = list(positions)
+    for j, key in enumerate(keys):
+        vecs = [Vector(list(queries[i][0])) for i in positions[key]]
+        if j == 0:
+            params[0], params[-1], sql = vecs, key, one
+        else:
+            moves = {1: len(params) + 1, key_at: len(params) + 2}
+            params += [vecs, key]
+            sql = _renumbered(one, moves)
+        blocks.append(f"SELECT {j} AS block, b.* FROM ({sql}) b")
+    union = " UNION ALL ".join(blocks)
+    statement = await conn.prepare(
+        f"SELECT * FROM ({union}) u ORDER BY u.block, u.ord, u.similarity DESC"
+    )
+    rows = await statement.fetch(*params)
+    exact = _exact_sql(source, columns, where, k)
+    out: dict[Any, list[list[Any]]] = {}
+    for j, key in enumerate(keys):
+        vecs = [Vector(list(queries[i][0])) for i in positions[key]]
+        found: list[list[Any]] = [[] for _ in vecs]
+
+        def collect(got: Sequence[Any], at: Sequence[int], found: list[list[Any]] = found) -> None:
+            for i in at:
+                found[i] = []
+            for row in got:
+                found[at[row["ord"] - 1]].append(row)
+
+        mine = [r for r in rows if r["block"] == j]
+        await _complete(conn, exact, (*args, key), vecs, k, mine, collect)
+        out[key] = found
+    return out

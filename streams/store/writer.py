@@ -33,9 +33,9 @@ from typing import Any
 
 from streams.events import Dropped, FactsJudged
 from streams.store.consumed_offsets import ConsumedRecord, claim_after
-from streams.store.gate import mark_semantic_done
+from streams.store.gate import mark_semantic_done, semantic_done
 from streams.store.locks import writer_lock
-from streams.store.statements import with_write
+from streams.store.statements import Rider, with_write
 from streams.store.write_steps import EpisodeWriter, VectorsMissing, WriteResult
 
 __all__ = ["VectorsMissing", "WriteResult", "write_judged"]
@@ -72,14 +72,20 @@ async def write_judged(
         if not row["claimed"]:
             return WriteResult(redelivered=True)
         stated_at = event.stated_at or await _completed_at(conn, event) or now
-        result = await EpisodeWriter(conn, event, now, stated_at, vectors).run()
-        # Ends the extraction claim too: the per-tenant gate lets the next episode in. The
-        # drops are stored by the same statement.
-        drops = [*event.dropped, *result.drops]
-        await mark_semantic_done(
-            conn, event.dataset, event.project_id, event.episode_id, event.claim_token,
-            record=lambda q, a: _with_drops(q, a, event, drops),
+        # Ending the extraction claim lets the tenant's next episode through the gate; it
+        # and the drops ride on the insert when there is one.
+        writer = EpisodeWriter(
+            conn, event, now, stated_at, vectors,
+            finish=lambda drops: _finish(event, [*event.dropped, *drops]),
         )  # fmt: skip
+        result = await writer.run()
+        if writer.finished_with is None:
+            await mark_semantic_done(
+                conn, event.dataset, event.project_id, event.episode_id, event.claim_token,
+                record=lambda q, a: _with_drops(q, a, event, [*event.dropped, *result.drops]),
+            )  # fmt: skip
+        elif late := result.drops[writer.finished_with :]:  # found after the insert
+            await conn.execute(_INSERT_DROPS, *_drops_args(event, late))
     return result
 
 
@@ -100,14 +106,27 @@ _INSERT_DROPS = (
 )
 
 
+def _drops_args(event: FactsJudged, drops: Sequence[Dropped]) -> list[Any]:
+    columns = [
+        [d.stage.value for d in drops], [d.reason for d in drops], [d.detail for d in drops],
+        [d.subject for d in drops], [d.predicate for d in drops], [d.object for d in drops],
+    ]  # fmt: skip
+    return [event.dataset, event.project_id, event.episode_id, *columns]
+
+
 def _with_drops(
     query: str, args: list[Any], event: FactsJudged, drops: Sequence[Dropped]
 ) -> tuple[str, list[Any]]:
     if not drops:
         return query, args
-    columns = [
-        [d.stage.value for d in drops], [d.reason for d in drops], [d.detail for d in drops],
-        [d.subject for d in drops], [d.predicate for d in drops], [d.object for d in drops],
-    ]  # fmt: skip
-    keys = [event.dataset, event.project_id, event.episode_id]
-    return with_write(query, args, "stored_drops", _INSERT_DROPS, [*keys, *columns])
+    return with_write(query, args, "stored_drops", _INSERT_DROPS, _drops_args(event, drops))
+
+
+def _finish(event: FactsJudged, drops: Sequence[Dropped]) -> Rider:
+    """The episode's end (its claim, its drops) as writes riding on another statement."""
+    done = semantic_done(event.dataset, event.project_id, event.episode_id, event.claim_token)
+
+    def ride(query: str, args: list[Any]) -> tuple[str, list[Any]]:
+        return _with_drops(*done(query, args), event, drops)
+
+    return ride

@@ -31,7 +31,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from streams.domain.graph import RawClaim, RawEntity, RawGraph
+from streams.domain.graph import RawEntity, RawGraph
 from streams.model import ports
 from streams.model.fakes.book import always, answer_pairs, claim
 from streams.model.fakes.scripted import hashed_vector, user_turns_summary
@@ -55,30 +55,47 @@ def topics_of(k: int) -> list[str]:
     return [TOPICS[(TOPICS_PER_EPISODE * k + j) % len(TOPICS)] for j in range(TOPICS_PER_EPISODE)]
 
 
-def _claim(s: str, p: str, o: str) -> RawClaim:
-    return claim(s, p, o, quote=f"{p} {o}")
-
-
 def episode_graph(k: int) -> RawGraph:
-    """What "the model" extracts from a tenant's k-th episode."""
+    """What "the model" extracts from a tenant's k-th episode, each claim quoting the
+    user's words of :func:`episode_text` (so the quote check trusts them)."""
     org, city = f"org {k}", f"city {k // 4}"
-    literals = [_claim("user", f"has {t} preference", f"{t} option {k}") for t in topics_of(k)]
-    literals.append(_claim(org, "has team size of", f"{10 + k} people"))
+    literals = [
+        claim("user", f"has {t} preference", f"{t} option {k}", quote=_preference(t, k))
+        for t in topics_of(k)
+    ]
+    literals.append(claim(org, "has team size of", f"{10 + k} people", quote=_team(k)))
     return RawGraph(
         entities=[RawEntity(name="user", type="PERSON"), RawEntity(name=org, type="ORG"),
                   RawEntity(name=city, type="PLACE")],
-        relationships=[_claim("user", "works at", org), _claim("user", "lives in", city)],
+        relationships=[claim("user", "works at", org, quote=_job(k)),
+                       claim("user", "lives in", city, quote=_home(k))],
         literalFacts=literals,
     )  # fmt: skip
 
 
+def _job(k: int) -> str:
+    return f"I started a new job at Org {k}"
+
+
+def _team(k: int) -> str:
+    return f"about {10 + k} people"
+
+
+def _home(k: int) -> str:
+    return f"Still living in City {k // 4}"
+
+
+def _preference(topic: str, k: int) -> str:
+    return f"my {topic} choice is now {topic} option {k}"
+
+
 def episode_text(k: int) -> list[tuple[str, str]]:
     """(role, content) messages of episode k: the transcript the graph comes from."""
-    prefs = ", ".join(f"my {t} choice is now {t} option {k}" for t in topics_of(k))
+    prefs = ", ".join(_preference(t, k) for t in topics_of(k))
     return [
-        ("user", f"Quick update: I started a new job at Org {k} this week."),
+        ("user", f"Quick update: {_job(k)} this week."),
         ("assistant", "Congratulations! How is the team?"),
-        ("user", f"Great, about {10 + k} people. Still living in City {k // 4}."),
+        ("user", f"Great, {_team(k)}. {_home(k)}."),
         ("assistant", "Nice. Anything else changed?"),
         ("user", f"Yes: {prefs}."),
         ("assistant", "Noted, thanks for sharing."),

@@ -57,3 +57,23 @@ async def test_a_tenants_gate_and_writer_locks_are_apart(pool: Any) -> None:
         async with pool.acquire() as conn, conn.transaction():
             await conn.execute("SET LOCAL lock_timeout = '500ms'")
             await conn.execute(f"SELECT {writer_lock('$1')}", key(t))
+
+
+async def test_the_claim_waits_for_its_own_tenants_gate_lock(pool: Any) -> None:
+    # The claim (one function, migration 017) locks the key gate_lock names: a holder of
+    # that lock keeps the tenant's claim waiting, and the claim goes on once it is let go.
+    t = ("ds-gate-key", "p")
+    event = episode(t)
+    async with pool.acquire() as conn:
+        await enqueue_episode(conn, event)
+    async with pool.acquire() as holder:
+        tx = holder.transaction()
+        await tx.start()
+        await holder.execute(f"SELECT {gate_lock('$1')}", key(t))
+        async with pool.acquire() as conn:
+            waiting = asyncio.ensure_future(gate.claim_next(conn, *t, "w-1", 600.0))
+            await asyncio.sleep(0.5)
+            assert not waiting.done()
+            await tx.rollback()
+            claimed = await asyncio.wait_for(waiting, timeout=10)
+    assert claimed is not None and claimed.episode_id == event.episode_id
