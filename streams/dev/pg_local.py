@@ -49,12 +49,40 @@ def pgserver_pid(pgdata: Path) -> int | None:
     return pid if pid_alive(pid, cmdline_contains=str(pgdata)) else None
 
 
+RECOVERY_WAIT_S = 300.0
+
+
+def wait_until_ready(pgdata: Path, timeout_s: float, poll_s: float = 0.5) -> bool:
+    """Wait while the postmaster of ``pgdata`` runs and is still starting (recovering);
+    True once it says ``ready`` in postmaster.pid, False when it stops or time is up."""
+    deadline = time.monotonic() + timeout_s
+    while pgserver_pid(pgdata) is not None:
+        try:
+            lines = (pgdata / "postmaster.pid").read_text().splitlines()
+        except OSError:
+            lines = []
+        if len(lines) > 7 and lines[7].strip() == "ready":  # its status line
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(poll_s)
+    return False
+
+
 def start_pgserver(pgdata: Path) -> tuple[str, int | None]:
     """Start (or attach to) the embedded server; return its URI and postmaster pid."""
     pgs = _pgserver()
     pgdata.parent.mkdir(parents=True, exist_ok=True)
     try:
-        server = pgs.get_server(pgdata, cleanup_mode=None, postgres_version=PG_MAJOR)
+        try:
+            server = pgs.get_server(pgdata, cleanup_mode=None, postgres_version=PG_MAJOR)
+        except subprocess.SubprocessError:
+            # pgserver gives `pg_ctl start` 10 s. After an unclean stop, crash recovery of a
+            # large data directory takes longer: the postmaster keeps starting, so wait for
+            # it to say ready and attach to it.
+            if not wait_until_ready(pgdata, RECOVERY_WAIT_S):
+                raise
+            server = pgs.get_server(pgdata, cleanup_mode=None, postgres_version=PG_MAJOR)
         uri: str = server.get_uri()
         pid: int | None = server.get_pid()
     except Exception as exc:
