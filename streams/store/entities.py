@@ -49,6 +49,7 @@ async def nearest_same_type(
         queries=queries,
         k=k,
         tuning=tuning,
+        tenant_where="t.dataset = $2 AND t.project_id = $3",
     )
     return [
         [EntityNeighbour(r["id"], r["name"], r["type"], float(r["similarity"])) for r in per]

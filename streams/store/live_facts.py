@@ -30,6 +30,8 @@ SUBJECT_NEIGHBOURS = 20
 # The small-set check of a subject's search counts its not-invalidated facts from the
 # index facts_live_by_subject_predicate alone (no visit to the rows for the vector or
 # valid_until): index entries only, never the rows.
+# The tenant's believed rows, for the small-tenant check (an index answers it alone).
+TENANT_COUNT_WHERE = "t.dataset = $2 AND t.project_id = $3 AND t.invalid_at IS NULL"
 SUBJECT_COUNT_WHERE = (
     "t.dataset = $2 AND t.project_id = $3 AND t.subject = $4 AND t.invalid_at IS NULL"
 )
@@ -118,5 +120,6 @@ async def nearest_live_facts(
         k=k,
         count_where=SUBJECT_COUNT_WHERE,
         tuning=tuning,
+        tenant_where=TENANT_COUNT_WHERE,
     )
     return [[live_fact_from_row(r) for r in per] for per in rows]

@@ -235,6 +235,7 @@ async def nearest_per_key(
     k: int,
     count_where: str | None = None,
     tuning: ScanTuning = DEFAULT_TUNING,
+    tenant_where: str | None = None,
 ) -> list[list[Any]]:
     """:func:`nearest` for (vector, key) queries, where ``where`` compares a column with
     the parameter after ``args`` (the key): the subject of a fact, the type of an entity.
@@ -244,6 +245,12 @@ async def nearest_per_key(
     tenant's HNSW index (as a per-query value it guesses few rows and sorts all of a big
     tenant's), and the small-set check counts only the key's rows, so 32 ORG entities
     among 10k THINGs are scanned exactly instead of walking a graph of THINGs.
+
+    ``tenant_where`` (the tenant's rows, with ``args``' parameters, answered by an index)
+    lets a tenant with few rows skip all that: its keys are scanned exactly by a cached
+    statement, planned once rather than per call, which also counts the tenant's rows;
+    a tenant found to have more than ``exact_below`` takes the path above from then on.
+    ``args`` then begins with the tenant's dataset and project id.
     """
     if not queries:
         return []
@@ -251,7 +258,15 @@ async def nearest_per_key(
     positions: dict[Any, list[int]] = {}
     for i, (_, key) in enumerate(queries):
         positions.setdefault(key, []).append(i)
-    if getattr(conn, "session_tuning", None) == tuning:  # the session is configured already
+    configured = getattr(conn, "session_tuning", None) == tuning
+    tenant = (source, str(args[0]), str(args[1])) if args else None
+    if configured and tenant_where is not None and tenant and tenant not in _LARGE_TENANTS:
+        per_key, large = await _small_tenant_keys(
+            conn, source, columns, where, args, queries, positions, k, tenant_where, tuning
+        )
+        if large:
+            _remember_large(tenant)
+    elif configured:
         per_key = await _nearest_keys_at_once(
             conn, source, columns, where, args, queries, positions, k, count_where, tuning
         )
@@ -309,3 +324,51 @@ async def _nearest_keys_at_once(
         await _complete(conn, exact, (*args, key), vecs, k, mine, collect)
         out[key] = found
     return out
+
+
+# Tenants (source, dataset, project id) known to hold more rows than a search scans
+# exactly. Bounded: a tenant forgotten is counted again by its next search.
+_LARGE_TENANTS: dict[tuple[str, str, str], None] = {}
+_LARGE_TENANTS_KEPT = 20_000
+
+
+def _remember_large(tenant: tuple[str, str, str]) -> None:
+    if len(_LARGE_TENANTS) >= _LARGE_TENANTS_KEPT:
+        _LARGE_TENANTS.pop(next(iter(_LARGE_TENANTS)))
+    _LARGE_TENANTS[tenant] = None
+
+
+async def _small_tenant_keys(
+    conn: Any, source: str, columns: str, where: str, args: Sequence[Any],
+    queries: Sequence[tuple[Sequence[float], Any]], positions: dict[Any, list[int]], k: int,
+    tenant_where: str, tuning: ScanTuning,
+) -> tuple[dict[Any, list[list[Any]]], bool]:  # fmt: skip
+    """Every key's exact scan in one cached statement, and whether the tenant has more
+    rows than ``exact_below`` (a bounded count). Exact scans are complete at any size;
+    a large tenant only makes them slow, so the caller remembers it."""
+    limit = int(tuning.exact_below)
+    one = _exact_sql(source, columns, where, k)
+    key_at = len(args) + 2
+    blocks, params = [], [None, *args, None]
+    keys = list(positions)
+    for j, key in enumerate(keys):
+        vecs = [Vector(list(queries[i][0])) for i in positions[key]]
+        if j == 0:
+            params[0], params[-1], sql = vecs, key, one
+        else:
+            moves = {1: len(params) + 1, key_at: len(params) + 2}
+            params += [vecs, key]
+            sql = _renumbered(one, moves)
+        blocks.append(f"SELECT {j} AS block, b.* FROM ({sql}) b")
+    rows = await conn.fetch(
+        f"WITH size AS MATERIALIZED (SELECT count(*) AS n FROM (SELECT 1 FROM {source} t"
+        f" WHERE {tenant_where} LIMIT {limit + 1}) c)"
+        f" SELECT size.n > {limit} AS large, u.* FROM size LEFT JOIN"
+        f" ({' UNION ALL '.join(blocks)}) u ON true ORDER BY u.block, u.ord, u.similarity DESC",
+        *params,
+    )
+    out: dict[Any, list[list[Any]]] = {key: [[] for _ in positions[key]] for key in keys}
+    for row in rows:
+        if row["block"] is not None:
+            out[keys[row["block"]]][row["ord"] - 1].append(row)
+    return out, bool(rows[0]["large"])

@@ -22,6 +22,7 @@ import pytest
 from pgvector import Vector
 
 from streams.model.fakes.scripted import hashed_vector, vector_at_similarity
+from streams.store import vector_search
 from streams.store.db import create_pool
 from streams.store.entities import nearest_same_type
 from streams.store.live_facts import nearest_live_facts
@@ -179,3 +180,29 @@ async def test_nearest_same_type_entity_is_found_past_the_other_types(crowded: A
         ("mine 6", 0.62),
     ]
     assert found[1] == []  # no FOOD entities: nothing, not someone else's
+
+
+async def test_a_small_tenant_is_scanned_exactly_by_one_cached_statement(crowded: Any) -> None:
+    # "other" holds 8 live facts: its keys are scanned exactly by a statement asyncpg
+    # caches (planned once), and it is not remembered as large.
+    async with crowded.acquire() as conn:
+        found = await nearest_live_facts(conn, "other", "p", [(QUERY, "user"), (QUERY, "x")], k=3)
+        again = await nearest_live_facts(conn, "other", "p", [(QUERY, "user")], k=3)
+    assert [f.object for f in found[0]] == ["theirs 7", "theirs 6", "theirs 5"]
+    assert found[1] == []
+    assert [f.object for f in again[0]] == ["theirs 7", "theirs 6", "theirs 5"]
+    assert ("facts", "other", "p") not in vector_search._LARGE_TENANTS
+
+
+async def test_a_large_tenant_found_by_the_count_takes_the_planned_path_next(
+    crowded: Any,
+) -> None:
+    # "target" believes 2,010 rows (2,000 of them expired): the first search is exact
+    # (complete, only slower) and counts them; the tenant is then remembered as large.
+    vector_search._LARGE_TENANTS.pop(("facts", "target", "p"), None)
+    async with crowded.acquire() as conn:
+        (first,) = await nearest_live_facts(conn, "target", "p", [(QUERY, "user")], k=5)
+        assert ("facts", "target", "p") in vector_search._LARGE_TENANTS
+        (second,) = await nearest_live_facts(conn, "target", "p", [(QUERY, "user")], k=5)
+    assert [f.object for f in first] == EXPECTED_TOP5
+    assert [f.object for f in second] == EXPECTED_TOP5
