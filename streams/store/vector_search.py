@@ -216,6 +216,29 @@ async def _complete(
         collect(await retry.fetch([vecs[i] for i in short], *args), short)
 
 
+def _key_blocks(
+    one: str,
+    args: Sequence[Any],
+    queries: Sequence[tuple[Sequence[float], Any]],
+    positions: dict[Any, list[int]],
+) -> tuple[list[str], list[Any]]:
+    """``one`` (a search of the query vectors $1 and the key after ``args``) once per key,
+    as ``SELECT j AS block, ...`` parts of one statement, and the statement's parameters:
+    key j's vectors and key renumbered after the shared ``args``."""
+    key_at = len(args) + 2  # the key follows ``args``, which follow the vectors ($1)
+    blocks, params = [], [None, *args, None]
+    for j, key in enumerate(positions):
+        vecs = [Vector(list(queries[i][0])) for i in positions[key]]
+        if j == 0:
+            params[0], params[-1], sql = vecs, key, one
+        else:
+            moves = {1: len(params) + 1, key_at: len(params) + 2}
+            params += [vecs, key]
+            sql = _renumbered(one, moves)
+        blocks.append(f"SELECT {j} AS block, b.* FROM ({sql}) b")
+    return blocks, params
+
+
 _PARAMETER = re.compile(r"\$(\d+)\b")
 
 
@@ -291,18 +314,8 @@ async def _nearest_keys_at_once(
     of :func:`nearest` with its own query vectors and key parameters, each still planned
     for its key's value (a fresh statement, parameters known to the planner)."""
     one = _search_sql(source, columns, where, k, count_where, tuning)
-    key_at = len(args) + 2  # the key follows ``args``, which follow the vectors ($1)
-    blocks, params = [], [None, *args, None]
     keys = list(positions)
-    for j, key in enumerate(keys):
-        vecs = [Vector(list(queries[i][0])) for i in positions[key]]
-        if j == 0:
-            params[0], params[-1], sql = vecs, key, one
-        else:
-            moves = {1: len(params) + 1, key_at: len(params) + 2}
-            params += [vecs, key]
-            sql = _renumbered(one, moves)
-        blocks.append(f"SELECT {j} AS block, b.* FROM ({sql}) b")
+    blocks, params = _key_blocks(one, args, queries, positions)
     union = " UNION ALL ".join(blocks)
     statement = await conn.prepare(
         f"SELECT * FROM ({union}) u ORDER BY u.block, u.ord, u.similarity DESC"
@@ -348,18 +361,8 @@ async def _small_tenant_keys(
     a large tenant only makes them slow, so the caller remembers it."""
     limit = int(tuning.exact_below)
     one = _exact_sql(source, columns, where, k)
-    key_at = len(args) + 2
-    blocks, params = [], [None, *args, None]
     keys = list(positions)
-    for j, key in enumerate(keys):
-        vecs = [Vector(list(queries[i][0])) for i in positions[key]]
-        if j == 0:
-            params[0], params[-1], sql = vecs, key, one
-        else:
-            moves = {1: len(params) + 1, key_at: len(params) + 2}
-            params += [vecs, key]
-            sql = _renumbered(one, moves)
-        blocks.append(f"SELECT {j} AS block, b.* FROM ({sql}) b")
+    blocks, params = _key_blocks(one, args, queries, positions)
     rows = await conn.fetch(
         f"WITH size AS MATERIALIZED (SELECT count(*) AS n FROM (SELECT 1 FROM {source} t"
         f" WHERE {tenant_where} LIMIT {limit + 1}) c)"
