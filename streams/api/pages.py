@@ -15,7 +15,7 @@ from streams.api import reader
 from streams.api.context import ctx_of, tenant_of, tenant_of_names
 from streams.api.html import Child, Markup, link, page, seg, show_time, table, tag, tenant_path
 from streams.api.params import not_found, path_int
-from streams.api.routes import clock_params, search_query
+from streams.api.routes import clock_params, entity_or_404, search_query
 from streams.api.search import search
 from streams.api.stage_status import stage_statuses
 from streams.api.timeline import timeline
@@ -235,13 +235,7 @@ async def entities_page(request: Request) -> HTMLResponse:
 
 async def entity_page(request: Request) -> HTMLResponse:
     dataset, project = tenant_of(request)
-    entity_id = path_int(request.path_params["entity_id"], "entity id")
-    found = await reader.entity(
-        ctx_of(request).pool, dataset, project, entity_id, **clock_params(request)
-    )
-    if found is None:
-        raise not_found(f"{dataset}:{project} has no entity {entity_id}")
-    record, rows = found
+    record, rows = await entity_or_404(request)
     tp = tenant_path(dataset, project)
     body = [
         tag("p", f"type {record['type']}"),

@@ -13,9 +13,8 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
-from streams.api import reader
 from streams.api.calls_view import view
-from streams.api.context import ctx_of, tenant_of
+from streams.api.context import tenant_of
 from streams.api.html import (
     Child,
     Markup,
@@ -28,7 +27,7 @@ from streams.api.html import (
     tenant_path,
 )
 from streams.api.pages import html, status_cell
-from streams.api.params import not_found
+from streams.api.routes import episode_trace_or_404
 from streams.api.stage_status import stage_statuses
 from streams.pipeline import STAGES
 from streams.store.traces import EpisodeTrace
@@ -127,10 +126,7 @@ def _row_kind(f: dict[str, Any]) -> str:
 async def episode_page(request: Request) -> HTMLResponse:
     dataset, project = tenant_of(request)
     episode_id = request.path_params["episode_id"]
-    found = await reader.episode_trace(ctx_of(request).pool, dataset, project, episode_id)
-    if found is None:
-        raise not_found(f"{dataset}:{project} has no episode {episode_id!r}")
-    trace, transcript = found
+    trace, transcript = await episode_trace_or_404(request)
     tp = tenant_path(dataset, project)
     scope = {"dataset": dataset, "project_id": project, "episode_id": episode_id}
     calls = trace.calls

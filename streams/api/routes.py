@@ -28,6 +28,7 @@ from streams.api.params import (
 )
 from streams.api.search import SearchQuery, search
 from streams.ops import dlq
+from streams.store.traces import EpisodeTrace
 
 
 def clock_params(request: Request) -> dict[str, Any]:
@@ -110,7 +111,9 @@ async def entities(request: Request) -> Json:
     return Json({"dataset": dataset, "project_id": project, "entities": rows})
 
 
-async def entity(request: Request) -> Json:
+async def entity_or_404(request: Request) -> tuple[dict[str, Any], list[Any]]:
+    """The entity the path names and its facts (the clocks of the query), else a 404;
+    the JSON endpoint and the page both read it so."""
     dataset, project = tenant_of(request)
     entity_id = path_int(request.path_params["entity_id"], "entity id")
     found = await reader.entity(
@@ -118,17 +121,28 @@ async def entity(request: Request) -> Json:
     )
     if found is None:
         raise not_found(f"{dataset}:{project} has no entity {entity_id}")
-    record, rows = found
-    return Json({"entity": record, "facts": rows})
+    return found
 
 
-async def episode(request: Request) -> Json:
+async def episode_trace_or_404(
+    request: Request,
+) -> tuple[EpisodeTrace, list[dict[str, Any]]]:
+    """The trace and transcript of the episode the path names, else a 404."""
     dataset, project = tenant_of(request)
     episode_id = request.path_params["episode_id"]
     found = await reader.episode_trace(ctx_of(request).pool, dataset, project, episode_id)
     if found is None:
         raise not_found(f"{dataset}:{project} has no episode {episode_id!r}")
-    return Json(trace_json(*found))
+    return found
+
+
+async def entity(request: Request) -> Json:
+    record, rows = await entity_or_404(request)
+    return Json({"entity": record, "facts": rows})
+
+
+async def episode(request: Request) -> Json:
+    return Json(trace_json(*await episode_trace_or_404(request)))
 
 
 # --- the pipeline ------------------------------------------------------------------
