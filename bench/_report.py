@@ -197,10 +197,11 @@ def render(r: dict[str, Any]) -> str:
                  c["sizes"][s]["db_ms_per_episode"], c["sizes"][s]["postgres_cpu_ms_per_episode"],
                  c["sizes"][s].get("round_trips_per_episode"),
                  c["sizes"][s].get("stage_topic_bytes_per_episode"),
-                 c["sizes"][s]["latency_s_median"]] for s in sizes]  # fmt: skip
+                 c["sizes"][s]["latency_s_median"],
+                 c["sizes"][s].get("graft_ms_per_episode")] for s in sizes]  # fmt: skip
         out += _table(["size", "live facts", "episodes", *[f"{s} ms" for s in STAGE_ORDER],
-                       "total ms", "PG CPU ms", "round trips", "bytes", "latency s"],
-                      rows)  # fmt: skip
+                       "total ms", "PG CPU ms", "round trips", "bytes", "latency s",
+                       "sweep graft ms"], rows)  # fmt: skip
     for key, title in (("a", "instant model run"), ("b", "latency run")):
         calls = (
             (r.get(key) or {}).get("calls")

@@ -116,7 +116,8 @@ def report_table(report: SweepReport) -> Table:
 def report_json(report: SweepReport | None) -> dict[str, Any]:
     """`sweep --once --json`; ``active`` false: another sweeper holds the lock, nothing done."""
     if report is None:
-        return {"active": False, "republished": [], "ended_failed": [], "indexes_built": []}
+        return {"active": False, "republished": [], "ended_failed": [], "indexes_built": [],
+                "grafted": 0}  # fmt: skip
     return {
         "active": True,
         "republished": [
@@ -127,6 +128,7 @@ def report_json(report: SweepReport | None) -> dict[str, Any]:
             {"tenant": f"{d}:{p}", "episode_id": e} for d, p, e in report.ended_failed
         ],
         "indexes_built": [{"tenant": t, "relation": r} for t, r in report.indexes_built],
+        "grafted": report.grafted,
     }
 
 
@@ -168,5 +170,6 @@ def sweep_command(
         out.print(report_table(report))
     out.print(
         f"republished {len(report.republished)}, ended failed {len(report.ended_failed)},"
-        f" vector indexes built {len(report.indexes_built)}"
+        f" vector indexes built {len(report.indexes_built)},"
+        f" rows grafted into them {report.grafted}"
     )

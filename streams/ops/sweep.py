@@ -17,8 +17,9 @@ An episode past the cap is marked `failed` with its last error, and stays visibl
 one whose copy cannot be published at all (over the record limit, or a ledger row an
 older version stored that no longer makes a valid event): it ends `failed` at the cap
 with that reason instead of being sent, and refused, on every pass.
-Each pass also builds one missing per-tenant vector index (streams/store/tenant_indexes.py)
-and purges the embeddings dedup staged that no writer consumed within a day
+Each pass also builds one missing per-tenant vector index (streams/store/tenant_indexes.py),
+grafts the rows written since into those indexes (streams/store/graph_tail.py), and
+purges the embeddings dedup staged that no writer consumed within a day
 (streams/store/staged_vectors.py: an episode dead-lettered between dedup and the writer).
 
 The loop outlives every failure: a lost database connection (it reconnects and takes the
@@ -42,7 +43,7 @@ from streams.events import EpisodeCompleted
 from streams.kafka.publisher import PublishError
 from streams.settings import Settings
 from streams.stages.release import too_large_to_copy
-from streams.store import staged_vectors
+from streams.store import graph_tail, staged_vectors
 from streams.store.episodes import UnusableRow, end_unpublishable, episode_from_row
 from streams.store.sweep import take_due_episodes, try_sweeper_lock
 from streams.store.tenant_indexes import build_missing
@@ -60,6 +61,7 @@ class SweepReport:
     ended_failed: list[tuple[str, str, str]] = field(default_factory=list)
     indexes_built: list[tuple[str, str]] = field(default_factory=list)  # (tenant, relation)
     staged_vectors_purged: int = 0  # staged by dedup, consumed by no writer within a day
+    grafted: int = 0  # rows taken into their tenants' vector graphs (store/graph_tail.py)
     # (dataset, project, episode, error): refused by the broker or the client; still due.
     publish_failed: list[tuple[str, str, str, str]] = field(default_factory=list)
 
@@ -107,6 +109,7 @@ async def sweep_once(
         else:
             publish(events)
     report.indexes_built = await _build_tenant_indexes(conn, settings)
+    report.grafted = await _graft_tails(conn)
     report.staged_vectors_purged = await staged_vectors.purge_stale(conn)
     return report
 
@@ -167,6 +170,19 @@ async def _build_tenant_indexes(conn: Any, settings: Settings) -> list[tuple[str
         log.error("sweep: building a tenant vector index failed: %r", exc)
         return []
     return [(f"{i.dataset}:{i.project_id}", i.relation) for i in built]
+
+
+async def _graft_tails(conn: Any) -> int:
+    """Rows written since their tenant's vector index was built, taken into it (bounded
+    per pass). A failure is logged and the rows wait for the next pass; searches find
+    them meanwhile, as they find every row not in the index yet."""
+    try:
+        return (await graph_tail.graft(conn)).total
+    except Exception as exc:
+        if is_transient(exc):
+            raise
+        log.error("sweep: grafting rows into tenant vector indexes failed: %r", exc)
+        return 0
 
 
 def _why(row: Any, cap: int) -> str:
@@ -257,9 +273,10 @@ async def _passes(
             on_pass(report)
         log.info(
             "sweep pass: %d republished (%d of them refused), %d ended failed, vector indexes"
-            " built: %s", len(report.republished), len(report.publish_failed),
-            len(report.ended_failed),
+            " built: %s, rows grafted into them: %d", len(report.republished),
+            len(report.publish_failed), len(report.ended_failed),
             ", ".join(f"{r} of {t}" for t, r in report.indexes_built) or "none",
+            report.grafted,
         )  # fmt: skip
         yield report
         outage = outage + 1 if report.nothing_published else 0

@@ -45,14 +45,18 @@ WITH recent AS MATERIALIZED (
         UNION ALL SELECT subject_entity_id, created_at FROM probe
     ) x WHERE id IS NOT NULL GROUP BY id
 ), named AS MATERIALIZED (
-    SELECT e.name, max(s.at) AS at FROM seen s JOIN entities e ON e.id = s.id
-    WHERE e.dataset = $1 AND e.project_id = $2 GROUP BY e.name
+    -- by primary key, one probe per id: a join scanned every entity name of the tenant
+    SELECT e.name, max(s.at) AS at FROM seen s CROSS JOIN LATERAL (
+        SELECT name FROM entities WHERE id = s.id AND dataset = $1 AND project_id = $2
+    ) e GROUP BY e.name
 )
 SELECT 'name' AS part, n.name AS text, n.at, (SELECT max(id) FROM entities
     WHERE dataset = $1 AND project_id = $2 AND name = n.name) AS num FROM named n
 UNION ALL SELECT 'window', NULL, min(created_at), count(*) FROM recent
 UNION ALL (SELECT 'unseen', name, NULL, max(id) FROM entities
-    WHERE dataset = $1 AND project_id = $2 AND name NOT IN (SELECT name FROM named)
+    -- fact-less names only fill a list the named ones leave short: not read otherwise
+    WHERE dataset = $1 AND project_id = $2 AND (SELECT count(*) FROM named) < $4
+        AND name NOT IN (SELECT name FROM named)
     GROUP BY name ORDER BY max(id) DESC LIMIT $4)
 UNION ALL (SELECT 'fact', subject || ' ' || predicate || ' ' || object, created_at, id
     FROM facts WHERE dataset = $1 AND project_id = $2 AND {_live()}

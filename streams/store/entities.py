@@ -8,7 +8,11 @@ from typing import Any
 from pgvector import Vector
 
 from streams.domain.resolution import EntityNeighbour, EntityRow, NewEntity
+from streams.store.tenant_indexes import has_graph_sql
 from streams.store.vector_search import DEFAULT_TUNING, ScanTuning, nearest_per_key
+
+# graph_pending of an entity row written now: streams/store/graph_tail.py
+_PENDING = has_graph_sql("entities", "$1", "$2")
 
 
 async def find_by_names(
@@ -74,8 +78,8 @@ async def upsert_entities(
     vectors = [None if e.embedding is None else Vector(e.embedding) for e in ordered]
     ids: dict[tuple[str, str], int] = {}
     for r in await conn.fetch(
-        "INSERT INTO entities (dataset, project_id, name, type, embedding)"
-        " SELECT $1, $2, n, t, v"
+        "INSERT INTO entities (dataset, project_id, name, type, embedding, graph_pending)"
+        f" SELECT $1, $2, n, t, v, {_PENDING}"
         " FROM unnest($3::text[], $4::text[], $5::vector[]) WITH ORDINALITY AS u(n, t, v, o)"
         " ORDER BY o"
         " ON CONFLICT (dataset, project_id, name, type) DO NOTHING RETURNING id, name, type",

@@ -15,6 +15,10 @@ needs a custom plan: ``configure_search`` sets ``plan_cache_mode = force_custom_
 Until its index is built, a tenant that crossed the threshold gets exact results from a
 plain scan, only slower. Each partial index costs the planner a predicate check on every
 query of its table, which is fine for hundreds of big tenants, not for a million.
+
+A tenant's graph leaves out the rows written after it was built (``graph_pending``,
+streams/store/graph_tail.py): an HNSW insert into a big graph costs several milliseconds
+a row, so the writer does not pay it; the sweep grafts those rows in batches.
 """
 
 from __future__ import annotations
@@ -28,7 +32,10 @@ log = logging.getLogger(__name__)
 
 # relation -> the rows a search may return (the index's WHERE beyond the tenant)
 _LIVE_ROWS = {"facts": "invalid_at IS NULL", "entities": "TRUE"}
-_PREFIX = {"facts": "facts_hnsw_t_", "entities": "entities_hnsw_t_"}
+_PREFIX = {"facts": "facts_graph_", "entities": "entities_graph_"}
+# Graphs built before migration 018 hold pending rows too; each is dropped once the
+# tenant's new graph is built (searches use either meanwhile: both are implied).
+_FORMER_PREFIX = {"facts": "facts_hnsw_t_", "entities": "entities_hnsw_t_"}
 
 
 @dataclass(frozen=True)
@@ -40,12 +47,19 @@ class TenantIndex:
     @property
     def name(self) -> str:
         """Deterministic, so "has this tenant got one" is a catalog lookup."""
-        tenant = f"{self.dataset}:{self.project_id}".encode()
-        return _PREFIX[self.relation] + hashlib.md5(tenant).hexdigest()[:16]
+        return _PREFIX[self.relation] + self._digest
+
+    @property
+    def former_name(self) -> str:
+        return _FORMER_PREFIX[self.relation] + self._digest
+
+    @property
+    def _digest(self) -> str:
+        return hashlib.md5(f"{self.dataset}:{self.project_id}".encode()).hexdigest()[:16]
 
 
 # The same name in SQL: md5 of "<dataset>:<project_id>", first 16 hex digits.
-_NAME_SQL = "'{prefix}' || left(md5(t.dataset || ':' || t.project_id), 16)"
+_NAME_SQL = "'{prefix}' || left(md5({dataset} || ':' || {project_id}), 16)"
 _WANTED = """
 SELECT t.dataset, t.project_id FROM (
     SELECT dataset, project_id FROM {relation} WHERE {rows}
@@ -64,7 +78,9 @@ async def tenants_without_index(conn: Any, relation: str, min_rows: int) -> list
     index of their own yet. One grouped scan of the relation's live rows."""
     sql = _WANTED.format(
         relation=relation, rows=_LIVE_ROWS[relation],
-        name=_NAME_SQL.format(prefix=_PREFIX[relation]),
+        name=_NAME_SQL.format(
+            prefix=_PREFIX[relation], dataset="t.dataset", project_id="t.project_id"
+        ),
     )  # fmt: skip
     rows = await conn.fetch(sql, min_rows)
     return [TenantIndex(relation, r["dataset"], r["project_id"]) for r in rows]
@@ -75,10 +91,22 @@ def _literal(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
+def has_graph_sql(relation: str, dataset: str, project_id: str) -> str:
+    """SQL that is true when the tenant (``dataset`` and ``project_id`` are SQL, e.g.
+    "$1" and "$2") has a graph of the new kind, valid or being built, else NULL: the
+    ``graph_pending`` of a row written now. A row written NULL before a build began is
+    taken in by the build; a row written true after it began is left to the tail."""
+    name = _NAME_SQL.format(prefix=_PREFIX[relation], dataset=dataset, project_id=project_id)
+    return (
+        f"(SELECT true FROM pg_class c WHERE c.relname = {name}"
+        " AND c.relnamespace = current_schema()::regnamespace)"
+    )
+
+
 def create_sql(index: TenantIndex) -> str:
     where = (
         f"dataset = {_literal(index.dataset)} AND project_id = {_literal(index.project_id)}"
-        f" AND {_LIVE_ROWS[index.relation]}"
+        f" AND {_LIVE_ROWS[index.relation]} AND graph_pending IS NULL"
     )
     return (
         f"CREATE INDEX CONCURRENTLY {index.name} ON {index.relation}"
@@ -95,6 +123,7 @@ async def build_index(conn: Any, index: TenantIndex, maintenance_work_mem: str =
         await conn.execute(create_sql(index))
     finally:
         await conn.execute("RESET maintenance_work_mem")
+    await conn.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {index.former_name}")
 
 
 async def build_missing(conn: Any, min_rows: int, limit: int | None = 1) -> list[TenantIndex]:

@@ -21,6 +21,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from streams.events import USER_ENTITY, FactKind
+from streams.store.tenant_indexes import has_graph_sql
 
 EndReason = Literal["superseded", "closed", "cascade"]
 
@@ -28,8 +29,11 @@ _TENANT = "dataset = $1 AND project_id = $2"
 COLUMNS = (
     "dataset, project_id, subject, predicate, object, kind, subject_entity_id,"
     " object_entity_id, confidence, source_quote, episode_id, embedding, valid_from,"
-    " valid_until, created_at, stated_at, copy_of, ended_by, end_reason, untrusted_reason"
+    " valid_until, created_at, stated_at, copy_of, ended_by, end_reason, untrusted_reason,"
+    " graph_pending"
 )
+# graph_pending of a fact row written now: streams/store/graph_tail.py
+PENDING = has_graph_sql("facts", "$1", "$2")
 # $1 dataset, $2 project, $3 the transaction's clock, $4 ids, $5 end dates, $6 the rows
 # that ended them, $7 the reason, $8 the writing episode, $9 keep an earlier end.
 _END_ROWS = f"""
@@ -45,7 +49,7 @@ INSERT INTO facts ({COLUMNS})
 SELECT dataset, project_id, subject, predicate, object, kind, subject_entity_id,
     object_entity_id, confidence, source_quote, $8,
     CASE WHEN new_until > $3 THEN embedding END, valid_from, new_until, $3, stated_at, id,
-    new_by, $7, untrusted_reason
+    new_by, $7, untrusted_reason, {PENDING}
 FROM ended ORDER BY id
 RETURNING id, copy_of, subject, object, kind, object_entity_id, valid_until
 """

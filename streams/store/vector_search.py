@@ -13,6 +13,8 @@ holds matching rows. So:
   iterative scan (SET LOCAL per transaction), which keeps walking until LIMIT rows pass
   the rest of the filter (live, same subject or type) or ``hnsw.max_scan_tuples`` is
   spent. A query that still returns fewer than k rows is repeated exactly for that vector.
+  The rows written since the graph was built, which it does not hold yet, are scanned
+  exactly beside it (streams/store/graph_tail.py).
 
 Every query therefore returns min(k, matching rows) rows; the only approximation left is
 HNSW's own recall on big tenants, which the tenant filter does not make worse. All of
@@ -27,6 +29,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from pgvector import Vector
+
+from streams.store import graph_tail
 
 
 @dataclass(frozen=True)
@@ -87,11 +91,24 @@ _QUERIES = "unnest($1::vector[]) WITH ORDINALITY AS q(v, ord)"
 
 
 def _index_sql(source: str, columns: str, where: str, k: int) -> str:
+    def walk(rows: str) -> str:
+        return (
+            f"SELECT {columns}, 1 - (t.embedding <=> q.v) AS similarity FROM {source} t"
+            f" WHERE t.embedding IS NOT NULL AND {where}{rows}"
+            f" ORDER BY t.embedding <=> q.v LIMIT {k}"
+        )
+
+    if source not in graph_tail.RELATIONS:  # a derived source: no graph of its own
+        nearest_rows = walk("")
+    else:  # the graph's rows, and the rows it does not hold yet scanned exactly
+        nearest_rows = (
+            f"SELECT * FROM (({walk(' AND ' + graph_tail.in_graph())})"
+            f" UNION ALL ({walk(' AND ' + graph_tail.in_tail())})) g"
+            f" ORDER BY g.similarity DESC LIMIT {k}"
+        )
     return (
-        f"SELECT q.ord, n.* FROM {_QUERIES} CROSS JOIN LATERAL ("
-        f"  SELECT {columns}, 1 - (t.embedding <=> q.v) AS similarity FROM {source} t"
-        f"  WHERE t.embedding IS NOT NULL AND {where} ORDER BY t.embedding <=> q.v LIMIT {k}"
-        " ) n ORDER BY q.ord, n.similarity DESC"
+        f"SELECT q.ord, n.* FROM {_QUERIES} CROSS JOIN LATERAL ({nearest_rows}) n"
+        " ORDER BY q.ord, n.similarity DESC"
     )
 
 

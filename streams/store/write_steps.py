@@ -19,7 +19,7 @@ from streams.domain.time import effective_start, is_current
 from streams.events import Candidate, Dropped, DropStage, FactKind, FactsJudged
 from streams.store import valid_ends
 from streams.store.statements import Rider
-from streams.store.valid_ends import COLUMNS, EndedLink
+from streams.store.valid_ends import COLUMNS, PENDING, EndedLink
 
 Triple = tuple[str, str, str]
 
@@ -182,7 +182,7 @@ class EpisodeWriter:
             " AND event_id = $18 RETURNING ord, embedding)"
             f" INSERT INTO facts ({COLUMNS}) SELECT $1, $2, s, p, o, k, own.se, own.oe, conf, q,"
             " $4, COALESCE(e, staged.embedding), vf, vu, $3, $5, NULL, own.eb,"
-            " CASE WHEN own.eb IS NOT NULL THEN 'superseded' END, ut"
+            f" CASE WHEN own.eb IS NOT NULL THEN 'superseded' END, ut, {PENDING}"
             " FROM unnest($6::text[], $7::text[], $8::text[], $9::text[], $10::bigint[],"
             " $11::bigint[], $12::real[], $13::text[], $14::vector[], $15::timestamptz[],"
             " $16::timestamptz[], $17::bigint[], $19::text[], $20::int[]) WITH ORDINALITY"

@@ -224,6 +224,18 @@ async def test_a_pass_builds_the_index_of_one_tenant_that_outgrew_exact_search(
     assert len(indexes) == 2, indexes  # no index over all tenants (migration 009)
     assert all("'big'" in r["indexdef"] for r in indexes)
 
+    # Facts the big tenant's writer stores from now on wait outside its index; the next
+    # pass grafts them (streams/store/graph_tail.py).
+    await conn.execute(
+        "INSERT INTO facts (dataset, project_id, subject, predicate, object, kind,"
+        " confidence, episode_id, graph_pending)"
+        " SELECT 'big', 'p', 'user', 'saw', 'film ' || g, 'literal', 0.9, 'e', true"
+        " FROM generate_series(1, 3) g"
+    )
+    fourth = await sweep_once(conn, settings, published.extend)
+    assert fourth.grafted == 3 and fourth.indexes_built == []
+    assert await conn.fetchval("SELECT count(*) FROM facts WHERE graph_pending") == 0
+
 
 async def test_a_pass_ends_what_cannot_be_republished_and_sends_the_rest(
     conn: asyncpg.Connection,

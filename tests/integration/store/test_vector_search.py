@@ -87,7 +87,7 @@ EXPECTED_TOP5 = [f"mine {i}" for i in (7, 6, 5, 4, 3)]
 async def _plan(conn: Any, dataset: str) -> str:
     rows = await conn.fetch(
         f"EXPLAIN SELECT id FROM facts t WHERE dataset = $2 AND project_id = 'p' {LIVE}"
-        " ORDER BY embedding <=> $1 LIMIT 5",
+        " AND graph_pending IS NULL ORDER BY embedding <=> $1 LIMIT 5",
         Vector(QUERY), dataset,
     )  # fmt: skip
     return "\n".join(r[0] for r in rows)
@@ -117,7 +117,7 @@ async def test_plain_hnsw_under_returns_here(crowded: Any) -> None:
         await conn.execute("SET LOCAL hnsw.iterative_scan = off")
         rows = await conn.fetch(
             f"SELECT object FROM facts WHERE dataset = 'target' AND project_id = 'p' {LIVE}"
-            " ORDER BY embedding <=> $1 LIMIT 5",
+            " AND graph_pending IS NULL ORDER BY embedding <=> $1 LIMIT 5",
             Vector(QUERY),
         )
     assert len(rows) < 5
@@ -130,7 +130,7 @@ async def test_iterative_scan_alone_reaches_past_the_crowd(crowded: Any) -> None
         await configure_search(conn)
         rows = await conn.fetch(
             f"SELECT object FROM facts WHERE dataset = 'target' AND project_id = 'p' {LIVE}"
-            " ORDER BY embedding <=> $1 LIMIT 5",
+            " AND graph_pending IS NULL ORDER BY embedding <=> $1 LIMIT 5",
             Vector(QUERY),
         )
     assert sorted(r["object"] for r in rows) == sorted(EXPECTED_TOP5)
