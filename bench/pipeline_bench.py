@@ -82,8 +82,8 @@ FULL = Plan(
     b_tenants=1000,
     baseline_episodes=24,
     c_sizes=(1_000, 10_000, 100_000),
-    c_rounds=5,
-    c_block=6,
+    c_rounds=9,
+    c_block=4,
 )
 QUICK = Plan(a_tenants=80, a_per_tenant=2, paced_rate=50, paced_s=3, low_rate=10,
              b_tenants=100, baseline_episodes=6, c_sizes=(500, 1_500, 5_000), c_rounds=2,
