@@ -3,7 +3,8 @@
 The asyncio loop owns the stage, the lanes (``dispatch``) and the ledgers; the Kafka
 client lives on its own thread (``kafka_io``). Records are tracked per partition from
 the moment they are consumed; a periodic committer takes each partition's contiguous
-finished prefix and commits it (with its held outputs) every ``commit_interval_s``.
+finished prefix and commits it (with its held outputs) once a record finished, at most
+once per ``commit_interval_s``.
 
 Shutdown (SIGTERM/SIGINT or ``stop()``): fetching pauses, in-flight records get
 ``shutdown_deadline_s`` to finish, a final commit runs, then the consumer closes (and
@@ -74,6 +75,8 @@ class Worker(RebalanceSide, HealthSide):
         self._ledgers: dict[TP, PartitionLedger] = {}
         self._closing: set[TP] = set()
         self._stop = asyncio.Event()
+        self._finished = asyncio.Event()  # a record finished since the last commit
+        self._last_commit_end = 0.0
         self._force = False
         self._polling = True
         self._paused = False
@@ -222,6 +225,7 @@ class Worker(RebalanceSide, HealthSide):
         led = self._ledgers.get(rec.tp)
         if led is not None and led.epoch == rec.epoch:
             led.finish(rec.offset, outs)
+            self._finished.set()
         self.metrics.in_flight.set(self._dispatcher.queued)
 
     def _crash(self, exc: BaseException) -> None:
@@ -249,9 +253,23 @@ class Worker(RebalanceSide, HealthSide):
             )
 
     async def _commit_loop(self) -> None:
+        """Commit as soon as a record finishes, but at most once per commit interval
+        after the previous commit ended: a quiet stage hands a record on at once instead
+        of holding it for up to an interval at every hop, a busy one still batches an
+        interval's worth of records into a transaction. Without a finished record it
+        looks every interval anyway."""
+        interval = self.cfg.commit_interval_s
         while True:
-            await asyncio.sleep(self.cfg.commit_interval_s)
+            try:
+                await asyncio.wait_for(self._finished.wait(), timeout=interval)
+            except TimeoutError:
+                pass
+            rest = self._last_commit_end + interval - time.monotonic()
+            if rest > 0:
+                await asyncio.sleep(rest)
+            self._finished.clear()
             await self._commit_once()
+            self._last_commit_end = time.monotonic()
 
     async def _commit_once(self, final: bool = False) -> None:
         assert self._io is not None
