@@ -19,6 +19,7 @@ entry point adds, e.g. Postgres).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import functools
 import logging
@@ -260,10 +261,8 @@ class Worker(RebalanceSide, HealthSide):
         looks every interval anyway."""
         interval = self.cfg.commit_interval_s
         while True:
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._finished.wait(), timeout=interval)
-            except TimeoutError:
-                pass
             rest = self._last_commit_end + interval - time.monotonic()
             if rest > 0:
                 await asyncio.sleep(rest)
