@@ -24,7 +24,7 @@ from streams.model.ports import CallRecord
 from streams.runtime.stage import RecordContext, Stage, StageDeps
 from streams.stages.embed_batch import EmbeddingStage, derived_event_id, scope_of
 from streams.store.context import load_user_linked
-from streams.store.entities import find_by_names, nearest_same_type, upsert_entities
+from streams.store.entities import NameLookup, names_finder, nearest_same_type, upsert_entities
 from streams.store.llm_calls import with_calls
 
 STAGE = "resolve"
@@ -34,12 +34,16 @@ class ResolveStage(EmbeddingStage[FactsExtracted]):
     name = STAGE
     input_model: type[BaseModel] = FactsExtracted
 
+    def __init__(self, deps: StageDeps) -> None:
+        super().__init__(deps)
+        # Concurrent records' exact-name lookups share a statement (micro-batching).
+        self._find_names = names_finder(self.pool)
+
     async def handle(self, event: FactsExtracted, ctx: RecordContext) -> Sequence[BaseModel]:
         ds, proj = event.dataset, event.project_id
         listed = resolution.incoming(event.entities)
         items = listed + resolution.probes(event.facts, listed)
-        async with self.pool.acquire() as conn:
-            rows = await find_by_names(conn, ds, proj, sorted({i.name for i in items}))
+        rows = await self._find_names(NameLookup(ds, proj, tuple(sorted({i.name for i in items}))))
         to_search = resolution.needs_search(items, rows)
         calls: list[CallRecord] = []  # the embedding call's records, stored with a read below
         vecs = await self.embed(event, "entities", [i.name for i in to_search], calls)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from pgvector import Vector
 
 from streams.domain.resolution import EntityNeighbour, EntityRow, NewEntity
+from streams.store.coalesce import Coalescer
 from streams.store.tenant_indexes import has_graph_sql
 from streams.store.vector_search import DEFAULT_TUNING, ScanTuning, nearest_per_key
 
@@ -15,20 +17,48 @@ from streams.store.vector_search import DEFAULT_TUNING, ScanTuning, nearest_per_
 _PENDING = has_graph_sql("entities", "$1", "$2")
 
 
-async def find_by_names(
-    conn: Any, dataset: str, project_id: str, names: Sequence[str]
-) -> list[EntityRow]:
-    """Every stored entity of the tenant whose name is one of ``names`` (any type)."""
-    if not names:
-        return []
+@dataclass(frozen=True)
+class NameLookup:
+    dataset: str
+    project_id: str
+    names: tuple[str, ...]
+
+
+async def find_by_names_of_many(conn: Any, lookups: Sequence[NameLookup]) -> list[list[EntityRow]]:
+    """Per lookup, every stored entity of its tenant whose name is one of its names (any
+    type): several tenants in one statement, each answer holding only its own tenant's
+    rows (the join is on each lookup's tenant)."""
+    at, datasets, projects, names = [], [], [], []
+    for i, lookup in enumerate(lookups):
+        for name in dict.fromkeys(lookup.names):
+            at.append(i)
+            datasets.append(lookup.dataset)
+            projects.append(lookup.project_id)
+            names.append(name)
+    found: list[list[EntityRow]] = [[] for _ in lookups]
+    if not at:
+        return found
     rows = await conn.fetch(
-        "SELECT id, name, type FROM entities"
-        " WHERE dataset = $1 AND project_id = $2 AND name = ANY($3::text[]) ORDER BY id",
-        dataset,
-        project_id,
-        list(names),
-    )
-    return [EntityRow(r["id"], r["name"], r["type"]) for r in rows]
+        "SELECT q.i, e.id, e.name, e.type"
+        " FROM unnest($1::int[], $2::text[], $3::text[], $4::text[]) AS q(i, ds, pid, name)"
+        " JOIN entities e ON e.dataset = q.ds AND e.project_id = q.pid AND e.name = q.name"
+        " ORDER BY q.i, e.id",
+        at, datasets, projects, names,
+    )  # fmt: skip
+    for r in rows:
+        found[r["i"]].append(EntityRow(r["id"], r["name"], r["type"]))
+    return found
+
+
+def names_finder(pool: Any) -> Coalescer[NameLookup, list[EntityRow]]:
+    """:func:`find_by_names_of_many` for concurrent records (streams/store/coalesce.py):
+    the lookups that arrive while one is on its way go together as one statement."""
+
+    async def run(lookups: Sequence[NameLookup]) -> list[list[EntityRow]]:
+        async with pool.acquire() as conn:
+            return await find_by_names_of_many(conn, lookups)
+
+    return Coalescer(run)
 
 
 async def nearest_same_type(

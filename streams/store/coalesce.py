@@ -1,0 +1,77 @@
+"""Micro-batching: the same read asked by several records at once goes as one statement.
+
+A stage's lanes run concurrently, one record per tenant at a time (key-ordered lanes), so
+under load several tenants' records ask the same question of the database within a few
+milliseconds of each other. A :class:`Coalescer` sends the first request at once and
+gathers the ones that arrive while a statement is on its way; they go together as one
+set-based statement when it returns, and each caller gets its own answer. A quiet worker
+therefore waits for nothing, and a busy one makes one round trip where it made many.
+
+Order: the requests of one batch come from different lanes, and a tenant has at most one
+record in flight per stage, so a batch never holds two of one tenant's records and
+cannot reorder them. Isolation: the statement is keyed by each request's own tenant, so
+no request can read another's rows. Failure: when a batch fails, each of its requests
+is run alone, so one record's bad input fails that record only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Generic, TypeVar
+
+Request = TypeVar("Request")
+Answer = TypeVar("Answer")
+
+RunBatch = Callable[[Sequence[Request]], Awaitable[Sequence[Answer]]]
+
+
+class Coalescer(Generic[Request, Answer]):
+    """Runs ``run_batch`` over the requests gathered while the previous batch ran, at most
+    ``max_batch`` at a time; ``run_batch`` returns one answer per request, in order."""
+
+    def __init__(self, run_batch: RunBatch[Request, Answer], max_batch: int = 64) -> None:
+        if max_batch < 1:
+            raise ValueError("max_batch must be at least 1")
+        self._run_batch = run_batch
+        self._max_batch = max_batch
+        self._waiting: list[tuple[Request, asyncio.Future[Answer]]] = []
+        self._running = False
+        self.batches = 0  # statements sent, for tests and metrics
+        self.requests = 0
+
+    async def __call__(self, request: Request) -> Answer:
+        future: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
+        self._waiting.append((request, future))
+        if not self._running:
+            self._running = True
+            asyncio.get_running_loop().create_task(self._drain())
+        return await future
+
+    async def _drain(self) -> None:
+        try:
+            while self._waiting:
+                batch = self._waiting[: self._max_batch]
+                del self._waiting[: self._max_batch]
+                await self._answer(batch)
+        finally:
+            self._running = False
+
+    async def _answer(self, batch: list[tuple[Request, asyncio.Future[Answer]]]) -> None:
+        self.batches += 1
+        self.requests += len(batch)
+        try:
+            answers = await self._run_batch([request for request, _ in batch])
+            if len(answers) != len(batch):
+                raise RuntimeError(f"{len(answers)} answers for {len(batch)} requests")
+        except Exception as exc:
+            if len(batch) == 1:
+                if not batch[0][1].done():  # not cancelled meanwhile
+                    batch[0][1].set_exception(exc)
+                return
+            for one in batch:  # alone, so only a request that fails by itself fails
+                await self._answer([one])
+            return
+        for (_, future), answer in zip(batch, answers, strict=True):
+            if not future.done():
+                future.set_result(answer)
