@@ -27,10 +27,7 @@ from streams.model.ports import CallRecord
 from streams.runtime.stage import RecordContext, Stage, StageDeps
 from streams.stages.embed_batch import EmbeddingStage, derived_event_id, scope_of
 from streams.store import staged_vectors
-from streams.store.live_facts import (
-    find_believed_by_triples,
-    nearest_live_facts,
-)
+from streams.store.live_facts import TriplesLookup, believed_finder, nearest_live_facts
 from streams.store.llm_calls import with_calls
 
 STAGE = "dedup"
@@ -40,14 +37,18 @@ class DedupStage(EmbeddingStage[FactsResolved]):
     name = STAGE
     input_model: type[BaseModel] = FactsResolved
 
+    def __init__(self, deps: StageDeps) -> None:
+        super().__init__(deps)
+        # Concurrent records' exact-triple reads share a statement (micro-batching).
+        self._find_believed = believed_finder(self.pool)
+
     async def handle(self, event: FactsResolved, ctx: RecordContext) -> Sequence[BaseModel]:
         ds, proj = event.dataset, event.project_id
-        async with self.pool.acquire() as conn:
-            # The watermark is read before the search: a write in between makes the
-            # judge search again.
-            believed, as_of = await find_believed_by_triples(
-                conn, ds, proj, rules.batch_triples(event.facts)
-            )
+        # The watermark is read before the search: a write in between makes the judge
+        # search again.
+        believed, as_of = await self._find_believed(
+            TriplesLookup(ds, proj, tuple(rules.batch_triples(event.facts)))
+        )
         now = datetime.now(UTC)
         exact = rules.exact_pass(
             event.facts, believed, stated_at=event.stated_at or now, now=now,

@@ -36,7 +36,12 @@ from streams.runtime.stage import RecordContext, Stage, StageDeps
 from streams.stages.embed_batch import derived_event_id, embed_batch, scope_of
 from streams.stages.release import ReleasesClaimOnDeadLetter
 from streams.store import staged_vectors
-from streams.store.judge_reads import conflicting_live_facts, search_bands
+from streams.store.judge_reads import (
+    ConflictLookup,
+    conflicting_live_facts,
+    conflicts_finder,
+    search_bands,
+)
 from streams.store.llm_calls import record_calls
 
 log = logging.getLogger(__name__)
@@ -49,19 +54,21 @@ class JudgeStage(ReleasesClaimOnDeadLetter[FactsDeduped]):
     def __init__(self, deps: StageDeps) -> None:
         super().__init__(deps)
         self.judge = deps.models.judge
+        # Concurrent records' first reads share a statement (micro-batching).
+        self._find_conflicts = conflicts_finder(self.pool)
 
     async def handle(self, event: FactsDeduped, ctx: RecordContext) -> Sequence[BaseModel]:
         s = self.settings
         now = datetime.now(UTC)
         candidates = list(event.candidates)
-        async with self.pool.acquire() as conn:
-            live, watermark = await conflicting_live_facts(
-                conn, event.dataset, event.project_id, candidates, now=now
-            )
-            stale = watermark != event.live_facts_as_of
-            # A band not handed over, or read before a write since: searched here.
-            search = [i for i, c in enumerate(candidates) if stale or c.band_neighbours is None]
-            if search:
+        live, watermark = await self._find_conflicts(
+            ConflictLookup(event.dataset, event.project_id, tuple(candidates), now)
+        )
+        stale = watermark != event.live_facts_as_of
+        # A band not handed over, or read before a write since: searched here.
+        search = [i for i, c in enumerate(candidates) if stale or c.band_neighbours is None]
+        if search:
+            async with self.pool.acquire() as conn:
                 vectors = await self._vectors(conn, event, search)
                 found = await search_bands(
                     conn, event.dataset, event.project_id, [candidates[i] for i in search],

@@ -26,39 +26,48 @@ big subjects is HNSW's recall; on any subject, band members beyond the nearest
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from streams.domain.facts import BAND_SLACK, LiveFact
 from streams.events import DedupedCandidate
+from streams.store.coalesce import Coalescer
 from streams.store.live_facts import SUBJECT_NEIGHBOURS, live_fact_from_row
 from streams.store.vector_search import DEFAULT_TUNING, ScanTuning, nearest_per_key
 
-_LIVE = "f.invalid_at IS NULL AND (f.valid_until IS NULL OR f.valid_until > $7)"
+_LIVE = "f.invalid_at IS NULL AND (f.valid_until IS NULL OR f.valid_until > a.now)"
+# Per asked episode i (its tenant, its clock): the tenant's write watermark and the live
+# facts its candidates may conflict with; every part joins on the asking tenant only.
 _CONFLICTING = f"""
 WITH c AS (
-    SELECT * FROM unnest($3::text[], $4::text[], $5::text[], $6::boolean[])
-        AS c(subject, predicate, object, ends)
+    SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::boolean[])
+        AS c(i, subject, predicate, object, ends)
+), a AS (
+    SELECT * FROM unnest($6::int[], $7::text[], $8::text[], $9::timestamptz[])
+        AS a(i, ds, pid, now)
 ), ids AS (
-    SELECT f.id FROM c JOIN facts f ON f.dataset = $1 AND f.project_id = $2
-        AND f.subject = c.subject AND f.predicate = c.predicate
+    SELECT a.i, f.id FROM a JOIN c ON c.i = a.i JOIN facts f ON f.dataset = a.ds
+        AND f.project_id = a.pid AND f.subject = c.subject AND f.predicate = c.predicate
     WHERE {_LIVE}
     UNION
-    SELECT f.id FROM c JOIN facts f ON f.dataset = $1 AND f.project_id = $2
-        AND f.subject = c.subject AND lower(f.object) = lower(c.object)
+    SELECT a.i, f.id FROM a JOIN c ON c.i = a.i JOIN facts f ON f.dataset = a.ds
+        AND f.project_id = a.pid AND f.subject = c.subject AND lower(f.object) = lower(c.object)
     WHERE c.ends AND {_LIVE}
     UNION
-    SELECT f.id FROM facts f
-    WHERE f.id = ANY($8::bigint[]) AND f.dataset = $1 AND f.project_id = $2 AND {_LIVE}
+    SELECT a.i, f.id FROM a JOIN unnest($10::int[], $11::bigint[]) AS b(i, id) ON b.i = a.i
+        JOIN facts f ON f.id = b.id AND f.dataset = a.ds AND f.project_id = a.pid
+    WHERE {_LIVE}
 )
-SELECT w.at AS watermark, r.* FROM (
+SELECT a.i, w.at AS watermark, r.* FROM a
+CROSS JOIN LATERAL (
     SELECT max(created_at) AS at FROM facts
-    WHERE dataset = $1 AND project_id = $2 AND invalid_at IS NULL
+    WHERE dataset = a.ds AND project_id = a.pid AND invalid_at IS NULL
 ) w LEFT JOIN LATERAL (
     SELECT f.id, f.subject, f.predicate, f.object, f.valid_from, f.valid_until,
            f.object_entity_id, f.stated_at
-    FROM facts f JOIN ids USING (id)
-) r ON true ORDER BY r.id
+    FROM ids JOIN facts f USING (id) WHERE ids.i = a.i
+) r ON true ORDER BY a.i, r.id
 """
 _BAND_WHERE = (
     "t.dataset = $2 AND t.project_id = $3 AND t.subject = $5"
@@ -112,17 +121,62 @@ async def conflicting_live_facts(
     tenant's write watermark (streams/store/live_facts.py newest_live_fact_at), read in
     the same statement: when it is not the one dedup read the bands at, facts were
     written since (a redriven or replayed record) and the bands must be searched again."""
-    if not candidates:
-        return [], None
-    rows = await conn.fetch(
-        _CONFLICTING,
-        dataset,
-        project_id,
-        [c.fact.subject for c in candidates],
-        [c.fact.predicate for c in candidates],
-        [c.fact.object for c in candidates],
-        [c.fact.valid_until is not None for c in candidates],
-        now,
-        sorted({i for c in candidates for i in c.band_neighbours or ()}),
+    (found,) = await conflicting_of_many(
+        conn, [ConflictLookup(dataset, project_id, tuple(candidates), now)]
     )
-    return [live_fact_from_row(r) for r in rows if r["id"] is not None], rows[0]["watermark"]
+    return found
+
+
+@dataclass(frozen=True)
+class ConflictLookup:
+    dataset: str
+    project_id: str
+    candidates: tuple[DedupedCandidate, ...]
+    now: datetime
+
+
+Conflicting = tuple[list[LiveFact], datetime | None]
+
+
+async def conflicting_of_many(conn: Any, lookups: Sequence[ConflictLookup]) -> list[Conflicting]:
+    """:func:`conflicting_live_facts` of several episodes (of different tenants) in one
+    statement, one answer per lookup; a lookup without candidates reads nothing."""
+    answers: list[Conflicting] = [([], None) for _ in lookups]
+    c: list[list[Any]] = [[], [], [], [], []]
+    a: list[list[Any]] = [[], [], [], []]
+    band: list[list[Any]] = [[], []]
+    for i, lookup in enumerate(lookups):
+        if not lookup.candidates:
+            continue
+        for column, value in zip(
+            a, (i, lookup.dataset, lookup.project_id, lookup.now), strict=True
+        ):
+            column.append(value)
+        for cand in lookup.candidates:
+            f = cand.fact
+            row = (i, f.subject, f.predicate, f.object, f.valid_until is not None)
+            for column, value in zip(c, row, strict=True):
+                column.append(value)
+        for fact_id in sorted(
+            {n for cand in lookup.candidates for n in cand.band_neighbours or ()}
+        ):
+            band[0].append(i)
+            band[1].append(fact_id)
+    if not a[0]:
+        return answers
+    found: dict[int, list[LiveFact]] = {}
+    for row in await conn.fetch(_CONFLICTING, *c, *a, *band):
+        if row["id"] is not None:
+            found.setdefault(row["i"], []).append(live_fact_from_row(row))
+        answers[row["i"]] = (found.get(row["i"], []), row["watermark"])
+    return answers
+
+
+def conflicts_finder(pool: Any) -> Coalescer[ConflictLookup, Conflicting]:
+    """:func:`conflicting_of_many` for concurrent records (streams/store/coalesce.py)."""
+
+    async def run(lookups: Sequence[ConflictLookup]) -> list[Conflicting]:
+        async with pool.acquire() as conn:
+            return await conflicting_of_many(conn, lookups)
+
+    return Coalescer(run)

@@ -8,10 +8,12 @@ in the future is current (streams/domain/time.py). Every query filters on the te
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from streams.domain.facts import LiveFact, Triple
+from streams.store.coalesce import Coalescer
 from streams.store.vector_search import DEFAULT_TUNING, ScanTuning, nearest_per_key
 
 # `t.invalid_at IS NULL` verbatim, so the planner can use the partial indexes on live rows.
@@ -64,26 +66,68 @@ async def find_believed_by_triples(
 ) -> tuple[dict[Triple, list[LiveFact]], datetime | None]:
     """Every believed row (current or history) of each of ``triples``, oldest first, and
     the tenant's write watermark (:func:`newest_live_fact_at`) read in the same statement."""
-    if not triples:
-        return {}, None
-    rows = await conn.fetch(
-        "SELECT w.at AS watermark, r.* FROM (SELECT max(created_at) AS at FROM facts"
-        "   WHERE dataset = $1 AND project_id = $2 AND invalid_at IS NULL) w"
-        f" LEFT JOIN LATERAL (SELECT {_COLUMNS} FROM facts t"
-        "   JOIN unnest($3::text[], $4::text[], $5::text[]) AS u(s, p, o)"
-        "     ON t.subject = u.s AND t.predicate = u.p AND t.object = u.o"
-        "   WHERE t.dataset = $1 AND t.project_id = $2 AND t.invalid_at IS NULL) r ON true"
-        " ORDER BY r.id",
-        dataset,
-        project_id,
-        [s for s, _, _ in triples],
-        [p for _, p, _ in triples],
-        [o for _, _, o in triples],
+    (found,) = await find_believed_of_many(
+        conn, [TriplesLookup(dataset, project_id, tuple(triples))]
     )
-    found: dict[Triple, list[LiveFact]] = {}
-    for fact in map(live_fact_from_row, (r for r in rows if r["id"] is not None)):
-        found.setdefault(fact.triple, []).append(fact)
-    return found, rows[0]["watermark"]
+    return found
+
+
+@dataclass(frozen=True)
+class TriplesLookup:
+    dataset: str
+    project_id: str
+    triples: tuple[Triple, ...]
+
+
+Believed = tuple[dict[Triple, list[LiveFact]], datetime | None]
+
+# Per lookup i: its tenant's watermark, and the believed rows of its triples; the rows of
+# a lookup are joined on its own tenant only.
+_BELIEVED_OF_MANY = f"""
+WITH q AS (
+    SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
+        AS q(i, ds, pid, s, p, o)
+), asked AS (SELECT DISTINCT i, ds, pid FROM q)
+SELECT a.i, w.at AS watermark, r.* FROM asked a
+CROSS JOIN LATERAL (SELECT max(created_at) AS at FROM facts
+    WHERE dataset = a.ds AND project_id = a.pid AND invalid_at IS NULL) w
+LEFT JOIN LATERAL (SELECT {_COLUMNS} FROM q u JOIN facts t
+    ON t.dataset = a.ds AND t.project_id = a.pid
+    AND t.subject = u.s AND t.predicate = u.p AND t.object = u.o
+    WHERE u.i = a.i AND t.invalid_at IS NULL) r ON true
+ORDER BY a.i, r.id
+"""
+
+
+async def find_believed_of_many(conn: Any, lookups: Sequence[TriplesLookup]) -> list[Believed]:
+    """:func:`find_believed_by_triples` of several tenants in one statement, one answer
+    per lookup; a lookup without triples reads nothing (its watermark is None)."""
+    answers: list[Believed] = [({}, None) for _ in lookups]
+    columns: list[list[Any]] = [[], [], [], [], [], []]
+    for i, lookup in enumerate(lookups):
+        for triple in lookup.triples:
+            row = (i, lookup.dataset, lookup.project_id, *triple)
+            for column, value in zip(columns, row, strict=True):
+                column.append(value)
+    if not columns[0]:
+        return answers
+    for row in await conn.fetch(_BELIEVED_OF_MANY, *columns):
+        found, _ = answers[row["i"]]
+        if row["id"] is not None:
+            fact = live_fact_from_row(row)
+            found.setdefault(fact.triple, []).append(fact)
+        answers[row["i"]] = (found, row["watermark"])
+    return answers
+
+
+def believed_finder(pool: Any) -> Coalescer[TriplesLookup, Believed]:
+    """:func:`find_believed_of_many` for concurrent records (streams/store/coalesce.py)."""
+
+    async def run(lookups: Sequence[TriplesLookup]) -> list[Believed]:
+        async with pool.acquire() as conn:
+            return await find_believed_of_many(conn, lookups)
+
+    return Coalescer(run)
 
 
 async def newest_live_fact_at(conn: Any, dataset: str, project_id: str) -> datetime | None:
