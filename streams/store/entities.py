@@ -39,9 +39,12 @@ async def find_by_names_of_many(conn: Any, lookups: Sequence[NameLookup]) -> lis
     if not at:
         return found
     rows = await conn.fetch(
+        # OFFSET 0 keeps each name a lookup in its own tenant: a flattened join is
+        # planned as one scan of every tenant's entities.
         "SELECT q.i, e.id, e.name, e.type"
         " FROM unnest($1::int[], $2::text[], $3::text[], $4::text[]) AS q(i, ds, pid, name)"
-        " JOIN entities e ON e.dataset = q.ds AND e.project_id = q.pid AND e.name = q.name"
+        " CROSS JOIN LATERAL (SELECT id, name, type FROM entities WHERE dataset = q.ds"
+        " AND project_id = q.pid AND name = q.name OFFSET 0) e"
         " ORDER BY q.i, e.id",
         at, datasets, projects, names,
     )  # fmt: skip

@@ -38,7 +38,9 @@ from streams.store.vector_search import DEFAULT_TUNING, ScanTuning, nearest_per_
 
 _LIVE = "f.invalid_at IS NULL AND (f.valid_until IS NULL OR f.valid_until > a.now)"
 # Per asked episode i (its tenant, its clock): the tenant's write watermark and the live
-# facts its candidates may conflict with; every part joins on the asking tenant only.
+# facts its candidates may conflict with, each part looked up by index within the asking
+# tenant. OFFSET 0 keeps each lookup a lookup: flattened, the joins are planned as one
+# scan of every tenant's facts.
 _CONFLICTING = f"""
 WITH c AS (
     SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::boolean[])
@@ -47,26 +49,31 @@ WITH c AS (
     SELECT * FROM unnest($6::int[], $7::text[], $8::text[], $9::timestamptz[])
         AS a(i, ds, pid, now)
 ), ids AS (
-    SELECT a.i, f.id FROM a JOIN c ON c.i = a.i JOIN facts f ON f.dataset = a.ds
-        AND f.project_id = a.pid AND f.subject = c.subject AND f.predicate = c.predicate
-    WHERE {_LIVE}
+    SELECT a.i, f.id FROM a JOIN c ON c.i = a.i CROSS JOIN LATERAL (
+        SELECT f.id FROM facts f WHERE f.dataset = a.ds AND f.project_id = a.pid
+            AND f.subject = c.subject AND f.predicate = c.predicate AND {_LIVE} OFFSET 0) f
     UNION
-    SELECT a.i, f.id FROM a JOIN c ON c.i = a.i JOIN facts f ON f.dataset = a.ds
-        AND f.project_id = a.pid AND f.subject = c.subject AND lower(f.object) = lower(c.object)
-    WHERE c.ends AND {_LIVE}
+    SELECT a.i, f.id FROM a JOIN c ON c.i = a.i CROSS JOIN LATERAL (
+        SELECT f.id FROM facts f WHERE f.dataset = a.ds AND f.project_id = a.pid
+            AND f.subject = c.subject AND lower(f.object) = lower(c.object) AND {_LIVE}
+        OFFSET 0) f
+    WHERE c.ends
     UNION
     SELECT a.i, f.id FROM a JOIN unnest($10::int[], $11::bigint[]) AS b(i, id) ON b.i = a.i
-        JOIN facts f ON f.id = b.id AND f.dataset = a.ds AND f.project_id = a.pid
-    WHERE {_LIVE}
+    CROSS JOIN LATERAL (
+        SELECT f.id FROM facts f WHERE f.id = b.id AND f.dataset = a.ds
+            AND f.project_id = a.pid AND {_LIVE} OFFSET 0) f
 )
 SELECT a.i, w.at AS watermark, r.* FROM a
 CROSS JOIN LATERAL (
     SELECT max(created_at) AS at FROM facts
     WHERE dataset = a.ds AND project_id = a.pid AND invalid_at IS NULL
 ) w LEFT JOIN LATERAL (
-    SELECT f.id, f.subject, f.predicate, f.object, f.valid_from, f.valid_until,
-           f.object_entity_id, f.stated_at
-    FROM ids JOIN facts f USING (id) WHERE ids.i = a.i
+    SELECT f.* FROM ids CROSS JOIN LATERAL (
+        SELECT f.id, f.subject, f.predicate, f.object, f.valid_from, f.valid_until,
+               f.object_entity_id, f.stated_at
+        FROM facts f WHERE f.id = ids.id OFFSET 0) f
+    WHERE ids.i = a.i
 ) r ON true ORDER BY a.i, r.id
 """
 _BAND_WHERE = (

@@ -81,8 +81,9 @@ class TriplesLookup:
 
 Believed = tuple[dict[Triple, list[LiveFact]], datetime | None]
 
-# Per lookup i: its tenant's watermark, and the believed rows of its triples; the rows of
-# a lookup are joined on its own tenant only.
+# Per lookup i: its tenant's watermark, and the believed rows of its triples, each row
+# looked up by index within the lookup's own tenant. OFFSET 0 keeps each lookup a
+# lookup: a flattened join is planned as one scan of every tenant's facts.
 _BELIEVED_OF_MANY = f"""
 WITH q AS (
     SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
@@ -91,10 +92,11 @@ WITH q AS (
 SELECT a.i, w.at AS watermark, r.* FROM asked a
 CROSS JOIN LATERAL (SELECT max(created_at) AS at FROM facts
     WHERE dataset = a.ds AND project_id = a.pid AND invalid_at IS NULL) w
-LEFT JOIN LATERAL (SELECT {_COLUMNS} FROM q u JOIN facts t
-    ON t.dataset = a.ds AND t.project_id = a.pid
-    AND t.subject = u.s AND t.predicate = u.p AND t.object = u.o
-    WHERE u.i = a.i AND t.invalid_at IS NULL) r ON true
+LEFT JOIN LATERAL (SELECT f.* FROM q u CROSS JOIN LATERAL (
+    SELECT {_COLUMNS} FROM facts t
+    WHERE t.dataset = u.ds AND t.project_id = u.pid AND t.subject = u.s
+        AND t.predicate = u.p AND t.object = u.o AND t.invalid_at IS NULL OFFSET 0) f
+    WHERE u.i = a.i) r ON true
 ORDER BY a.i, r.id
 """
 
