@@ -27,7 +27,12 @@ from streams.model.ports import CallRecord
 from streams.runtime.stage import RecordContext, Stage, StageDeps
 from streams.stages.embed_batch import EmbeddingStage, derived_event_id, scope_of
 from streams.store import staged_vectors
-from streams.store.live_facts import TriplesLookup, believed_finder, nearest_live_facts
+from streams.store.live_facts import (
+    TriplesLookup,
+    believed_finder,
+    nearest_live_facts_batched,
+    subject_searcher,
+)
 from streams.store.llm_calls import with_calls
 
 STAGE = "dedup"
@@ -41,6 +46,7 @@ class DedupStage(EmbeddingStage[FactsResolved]):
         super().__init__(deps)
         # Concurrent records' exact-triple reads share a statement (micro-batching).
         self._find_believed = believed_finder(self.pool)
+        self._search = subject_searcher(self.pool)
 
     async def handle(self, event: FactsResolved, ctx: RecordContext) -> Sequence[BaseModel]:
         ds, proj = event.dataset, event.project_id
@@ -58,15 +64,14 @@ class DedupStage(EmbeddingStage[FactsResolved]):
         vectors = await self.embed(event, "facts", [f.sentence() for f in exact.survivors], calls)
         neighbours: list[list[LiveFact]] = []
         if vectors:
-            async with self.pool.acquire() as conn:
-                # Several per survivor: the nearest may be barred (validity, same
-                # predicate with another object) while the next is a true duplicate;
-                # and the judge takes the ones in its band from here.
-                neighbours = await nearest_live_facts(
-                    conn, ds, proj,
-                    [(v, f.subject) for v, f in zip(vectors, exact.survivors, strict=True)],
-                    tuning=self.tuning,
-                )  # fmt: skip
+            # Several per survivor: the nearest may be barred (validity, same predicate
+            # with another object) while the next is a true duplicate; and the judge
+            # takes the ones in its band from here.
+            neighbours = await nearest_live_facts_batched(
+                self._search, self.pool, ds, proj,
+                [(v, f.subject) for v, f in zip(vectors, exact.survivors, strict=True)],
+                tuning=self.tuning,
+            )  # fmt: skip
         near = rules.near_pass(
             exact.survivors, vectors, neighbours,
             self.settings.fact_dedup_threshold, self.settings.contradiction_band_min,

@@ -19,12 +19,18 @@ from streams.domain import resolution
 from streams.domain.drops import bound_dropped
 from streams.domain.resolution import EntityNeighbour, Incoming
 from streams.domain.users_world import keep_users_world
-from streams.events import USER_ENTITY, FactsExtracted, FactsResolved
+from streams.events import FactsExtracted, FactsResolved
 from streams.model.ports import CallRecord
 from streams.runtime.stage import RecordContext, Stage, StageDeps
 from streams.stages.embed_batch import EmbeddingStage, derived_event_id, scope_of
 from streams.store.context import load_user_linked
-from streams.store.entities import NameLookup, names_finder, nearest_same_type, upsert_entities
+from streams.store.entities import (
+    NameLookup,
+    names_finder,
+    nearest_other_than_user_batched,
+    type_searcher,
+    upsert_entities,
+)
 from streams.store.llm_calls import with_calls
 
 STAGE = "resolve"
@@ -38,6 +44,7 @@ class ResolveStage(EmbeddingStage[FactsExtracted]):
         super().__init__(deps)
         # Concurrent records' exact-name lookups share a statement (micro-batching).
         self._find_names = names_finder(self.pool)
+        self._search = type_searcher(self.pool)
 
     async def handle(self, event: FactsExtracted, ctx: RecordContext) -> Sequence[BaseModel]:
         ds, proj = event.dataset, event.project_id
@@ -47,8 +54,8 @@ class ResolveStage(EmbeddingStage[FactsExtracted]):
         to_search = resolution.needs_search(items, rows)
         calls: list[CallRecord] = []  # the embedding call's records, stored with a read below
         vecs = await self.embed(event, "entities", [i.name for i in to_search], calls)
+        plan = await self._plan(event, items, rows, to_search, vecs)
         async with self.pool.acquire() as conn:
-            plan = await self._plan(conn, event, items, rows, to_search, vecs)
             entities, facts = resolution.rename(items, plan, event.facts)
             stored_linked = await load_user_linked(
                 conn, ds, proj, {f.subject for f in facts},
@@ -73,17 +80,16 @@ class ResolveStage(EmbeddingStage[FactsExtracted]):
 
     async def _plan(
         self,
-        conn: Any,
         event: FactsExtracted,
         items: Sequence[Incoming],
         rows: Sequence[resolution.EntityRow],
         to_search: Sequence[Incoming],
         vecs: Sequence[list[float]],
     ) -> resolution.Plan:
-        found = await nearest_same_type(
-            conn, event.dataset, event.project_id,
+        found = await nearest_other_than_user_batched(
+            self._search, self.pool, event.dataset, event.project_id,
             [(v, i.search_type) for i, v in zip(to_search, vecs, strict=True)],
-            k=1, exclude_names=[USER_ENTITY], tuning=self.tuning,
+            tuning=self.tuning,
         )  # fmt: skip
         keys = [(i.name, i.type.value) for i in to_search]
         neighbours: dict[tuple[str, str], EntityNeighbour | None] = {

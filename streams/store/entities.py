@@ -8,7 +8,15 @@ from typing import Any
 
 from pgvector import Vector
 
-from streams.domain.resolution import EntityNeighbour, EntityRow, NewEntity
+from streams.domain.resolution import ANY_TYPE, EntityNeighbour, EntityRow, NewEntity
+from streams.events import USER_ENTITY
+from streams.store.batched_search import (
+    Found,
+    SearchShape,
+    TenantSearch,
+    search_small_first,
+    searcher,
+)
 from streams.store.coalesce import Coalescer
 from streams.store.tenant_indexes import has_graph_sql
 from streams.store.vector_search import DEFAULT_TUNING, ScanTuning, nearest_per_key
@@ -88,10 +96,11 @@ async def nearest_same_type(
         tuning=tuning,
         tenant_where="t.dataset = $2 AND t.project_id = $3",
     )
-    return [
-        [EntityNeighbour(r["id"], r["name"], r["type"], float(r["similarity"])) for r in per]
-        for per in rows
-    ]
+    return [[_neighbour(r) for r in per] for per in rows]
+
+
+def _neighbour(row: Any) -> EntityNeighbour:
+    return EntityNeighbour(row["id"], row["name"], row["type"], float(row["similarity"]))
 
 
 async def upsert_entities(
@@ -136,3 +145,37 @@ async def upsert_entities(
         ):
             ids[(r["name"], r["type"])] = r["id"]
     return ids
+
+
+# The nearest entity of a type (or of any, "*") other than the user, as a small tenant's
+# batched exact scan (streams/store/batched_search.py) spells nearest_same_type's search
+# with exclude_names=[USER_ENTITY], which is how resolution asks.
+NEAREST_OTHER_THAN_USER = SearchShape(
+    source="entities",
+    columns="t.id, t.name, t.type",
+    key_filter=f"t.name <> '{USER_ENTITY}' AND (t.type = q.key OR q.key = '{ANY_TYPE}')",
+    tenant_rows="x.dataset = s.ds AND x.project_id = s.pid",
+    k=1,
+)
+
+
+def type_searcher(pool: Any) -> Coalescer[TenantSearch, Found]:
+    return searcher(pool, NEAREST_OTHER_THAN_USER)
+
+
+async def nearest_other_than_user_batched(
+    search: Coalescer[TenantSearch, Found], pool: Any, dataset: str, project_id: str,
+    queries: Sequence[tuple[Sequence[float], str]], *, tuning: ScanTuning = DEFAULT_TUNING,
+) -> list[list[EntityNeighbour]]:  # fmt: skip
+    """``nearest_same_type(..., k=1, exclude_names=[USER_ENTITY])`` for concurrent
+    records: a small tenant's scans share one statement with other records' (``search``);
+    a large tenant is searched the planned way on a connection of its own."""
+    if tuning == DEFAULT_TUNING and queries:
+        request = TenantSearch(dataset, project_id, tuple(queries))
+        found = await search_small_first(search, "entities", request)
+        if found is not None:
+            return [[_neighbour(r) for r in per] for per in found]
+    async with pool.acquire() as conn:
+        return await nearest_same_type(
+            conn, dataset, project_id, queries, k=1, exclude_names=[USER_ENTITY], tuning=tuning
+        )

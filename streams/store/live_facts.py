@@ -13,6 +13,13 @@ from datetime import datetime
 from typing import Any
 
 from streams.domain.facts import LiveFact, Triple
+from streams.store.batched_search import (
+    Found,
+    SearchShape,
+    TenantSearch,
+    search_small_first,
+    searcher,
+)
 from streams.store.coalesce import Coalescer
 from streams.store.vector_search import DEFAULT_TUNING, ScanTuning, nearest_per_key
 
@@ -169,3 +176,34 @@ async def nearest_live_facts(
         tenant_where=TENANT_COUNT_WHERE,
     )
     return [[live_fact_from_row(r) for r in per] for per in rows]
+
+
+# A subject's live facts, nearest first, as a small tenant's batched exact scan
+# (streams/store/batched_search.py) spells nearest_live_facts' search.
+FACTS_BY_SUBJECT = SearchShape(
+    source="facts",
+    columns=_COLUMNS,
+    key_filter=f"t.subject = q.key AND {LIVE_SQL}",
+    tenant_rows="x.dataset = s.ds AND x.project_id = s.pid AND x.invalid_at IS NULL",
+    k=SUBJECT_NEIGHBOURS,
+)
+
+
+def subject_searcher(pool: Any) -> Coalescer[TenantSearch, Found]:
+    return searcher(pool, FACTS_BY_SUBJECT)
+
+
+async def nearest_live_facts_batched(
+    search: Coalescer[TenantSearch, Found], pool: Any, dataset: str, project_id: str,
+    queries: Sequence[tuple[Sequence[float], str]], *, tuning: ScanTuning = DEFAULT_TUNING,
+) -> list[list[LiveFact]]:  # fmt: skip
+    """:func:`nearest_live_facts` (k = SUBJECT_NEIGHBOURS) for concurrent records: a small
+    tenant's scans share one statement with other records' (``search``); a large tenant
+    is searched the planned way on a connection of its own."""
+    if tuning == DEFAULT_TUNING and queries:
+        request = TenantSearch(dataset, project_id, tuple(queries))
+        found = await search_small_first(search, "facts", request)
+        if found is not None:
+            return [[live_fact_from_row(r) for r in per] for per in found]
+    async with pool.acquire() as conn:
+        return await nearest_live_facts(conn, dataset, project_id, queries, tuning=tuning)

@@ -305,7 +305,7 @@ async def nearest_per_key(
             conn, source, columns, where, args, queries, positions, k, tenant_where, tuning
         )
         if large:
-            _remember_large(tenant)
+            remember_large(tenant)
     elif configured:
         per_key = await _nearest_keys_at_once(
             conn, source, columns, where, args, queries, positions, k, count_where, tuning
@@ -362,7 +362,11 @@ _LARGE_TENANTS: dict[tuple[str, str, str], None] = {}
 _LARGE_TENANTS_KEPT = 20_000
 
 
-def _remember_large(tenant: tuple[str, str, str]) -> None:
+def is_large(tenant: tuple[str, str, str]) -> bool:
+    return tenant in _LARGE_TENANTS
+
+
+def remember_large(tenant: tuple[str, str, str]) -> None:
     if len(_LARGE_TENANTS) >= _LARGE_TENANTS_KEPT:
         _LARGE_TENANTS.pop(next(iter(_LARGE_TENANTS)))
     _LARGE_TENANTS[tenant] = None

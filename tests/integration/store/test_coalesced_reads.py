@@ -8,10 +8,21 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from streams.domain.resolution import NewEntity
+from streams.model.fakes.scripted import hashed_vector
+from streams.store.batched_search import TenantSearch, search_many
 from streams.store.entities import NameLookup, names_finder, upsert_entities
 from streams.store.judge_reads import ConflictLookup, conflicts_finder
-from streams.store.live_facts import TriplesLookup, believed_finder
+from streams.store.live_facts import (
+    FACTS_BY_SUBJECT,
+    TriplesLookup,
+    believed_finder,
+    nearest_live_facts,
+    nearest_live_facts_batched,
+    subject_searcher,
+)
 from streams.store.round_trips import round_trips
+from streams.store.vector_search import DEFAULT_TUNING, is_large
+from tests.support.db import TEST_EMBEDDING_DIM as DIM
 from tests.support.events import new_tenant
 from tests.support.facts import cand, fact
 from tests.support.store_rows import seed_fact
@@ -112,3 +123,51 @@ async def test_the_judges_reads_of_several_tenants_share_one_statement(pool: Any
     assert [f.id for f in live_b] == [google_b, ibm_b]  # and same object with an end
     assert at_a is not None and at_b is not None and at_a != at_b
     assert none == [] and at_none is None
+
+
+async def test_small_tenants_searches_share_one_statement_and_match_the_planned_search(
+    pool: Any,
+) -> None:
+    a, b = new_tenant(), new_tenant()
+    for t, objects in ((a, ("jazz", "tea", "rome")), (b, ("jazz", "chess"))):
+        for o in objects:
+            await seed_fact(pool, t, fact("user", "likes", o), embedding=hashed_vector(o, DIM))
+    await seed_fact(pool, a, fact("sister", "likes", "jazz"), embedding=hashed_vector("j", DIM))
+    query = hashed_vector("jazz", DIM)
+    search = subject_searcher(pool)
+    before = round_trips(pool)
+
+    near_a, near_b = await asyncio.gather(
+        nearest_live_facts_batched(search, pool, *a, [(query, "user"), (query, "sister")]),
+        nearest_live_facts_batched(search, pool, *b, [(query, "user")]),
+    )
+
+    assert round_trips(pool) - before == 1 and search.batches == 1
+    async with pool.acquire() as conn:
+        planned_a = await nearest_live_facts(conn, *a, [(query, "user"), (query, "sister")])
+        planned_b = await nearest_live_facts(conn, *b, [(query, "user")])
+    assert near_a == planned_a and near_b == planned_b
+    assert near_a[0][0].object == "jazz" and len(near_a[0]) == 3
+    assert [(f.subject, f.object) for f in near_a[1]] == [("sister", "jazz")]
+    assert sorted(f.object for f in near_b[0]) == ["chess", "jazz"]  # b's own only
+
+
+async def test_a_tenant_past_the_exact_limit_is_answered_none_and_remembered(pool: Any) -> None:
+    big = new_tenant()
+    await pool.execute(
+        "INSERT INTO facts (dataset, project_id, subject, predicate, object, kind, confidence,"
+        " episode_id) SELECT $1, $2, 'user', 'saw', 'film ' || g, 'literal', 0.9, 'e'"
+        " FROM generate_series(1, $3::int) g",
+        *big, DEFAULT_TUNING.exact_below + 1,
+    )  # fmt: skip
+    async with pool.acquire() as conn:
+        (answer,) = await search_many(
+            conn, FACTS_BY_SUBJECT, [TenantSearch(*big, ((hashed_vector("x", DIM), "user"),))]
+        )
+    assert answer is None
+    search = subject_searcher(pool)
+    found = await nearest_live_facts_batched(
+        search, pool, *big, [(hashed_vector("x", DIM), "user")]
+    )
+    assert found == [[]]  # no vectors stored; searched the planned way
+    assert is_large(("facts", *big)) and search.batches == 1
