@@ -71,6 +71,9 @@ class Plan:
     c_sizes: tuple[int, ...]
     c_rounds: int
     c_block: int
+    # Episodes run before (a) and not measured: a broker or a Postgres started for the
+    # run spends its first minute compiling (the JVM's JIT), which is not a cost per episode.
+    a_warmup: int = 400
 
 
 FULL = Plan(
@@ -87,7 +90,7 @@ FULL = Plan(
 )
 QUICK = Plan(a_tenants=80, a_per_tenant=2, paced_rate=50, paced_s=3, low_rate=10,
              b_tenants=100, baseline_episodes=6, c_sizes=(500, 1_500, 5_000), c_rounds=2,
-             c_block=2)  # fmt: skip
+             c_block=2, a_warmup=20)  # fmt: skip
 
 
 @dataclass
@@ -133,12 +136,15 @@ class Ctx:
 async def scenario_a(ctx: Ctx) -> dict[str, Any]:
     p, dim = ctx.plan, ctx.args.dim
     async with ctx.database(dim) as (url, pool):
+        warm_t = tenants(f"{ctx.run}w", p.a_warmup)
         sat_t = tenants(f"{ctx.run}a", p.a_tenants)
         paced_t = tenants(f"{ctx.run}p", int(p.paced_rate * p.paced_s))
         low_t = tenants(f"{ctx.run}l", int(p.low_rate * p.paced_s))
-        await load_history(url, sat_t + paced_t + low_t)
+        await load_history(url, warm_t + sat_t + paced_t + low_t)
         async with ctx.fleet(url, dim, "a", ctx.args.concurrency, profile=True) as (fleet, phase):
             phase.pool = pool
+            print(f"(a) warm-up: {p.a_warmup} episodes, not measured ...", flush=True)
+            await phase.run(round_robin(warm_t, 1))
             print(f"(a) saturation: {p.a_tenants * p.a_per_tenant} episodes ...", flush=True)
             saturation = await phase.run(round_robin(sat_t, p.a_per_tenant))
             print(f"(a) paced: {len(paced_t)} episodes at {p.paced_rate:.0f}/s ...", flush=True)
