@@ -73,7 +73,7 @@ class Plan:
     c_block: int
     # Episodes run before (a) and not measured: a broker or a Postgres started for the
     # run spends its first minute compiling (the JVM's JIT), which is not a cost per episode.
-    a_warmup: int = 400
+    a_warmup: int = 1500
 
 
 FULL = Plan(
