@@ -15,14 +15,16 @@ index), remembering it as large (vector_search's memory of large tenants).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from pgvector import Vector
 
-from streams.store.coalesce import Coalescer
-from streams.store.vector_search import DEFAULT_TUNING, is_large, remember_large
+from streams.store.coalesce import Coalescer, on_pool
+from streams.store.vector_search import DEFAULT_TUNING, ScanTuning, is_large, remember_large
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -97,23 +99,23 @@ async def search_many(
 
 def searcher(pool: Any, shape: SearchShape) -> Coalescer[TenantSearch, Found]:
     """:func:`search_many` for concurrent records (streams/store/coalesce.py)."""
-
-    async def run(searches: Sequence[TenantSearch]) -> list[Found]:
-        async with pool.acquire() as conn:
-            return await search_many(conn, shape, searches)
-
-    return Coalescer(run)
+    return on_pool(pool, lambda conn, searches: search_many(conn, shape, searches))
 
 
-async def search_small_first(
-    search: Coalescer[TenantSearch, Found], source: str, request: TenantSearch
-) -> Found:
-    """The batched exact search for a tenant not known to be large; None when it is (now
-    remembered), for the caller's planned search."""
+async def batched_or_planned(
+    search: Coalescer[TenantSearch, Found], pool: Any, source: str, request: TenantSearch,
+    *, tuning: ScanTuning, row: Callable[[Any], T],
+    planned: Callable[[Any], Awaitable[list[list[T]]]],
+) -> list[list[T]]:  # fmt: skip
+    """A tenant not known to be large: its exact scans batched with other records'
+    (``search``, over ``source``), each row made by ``row``. A large one (remembered once
+    found), or a search with a tuning of its own: ``planned(conn)`` on a connection of
+    its own."""
     tenant = (source, request.dataset, request.project_id)
-    if is_large(tenant):
-        return None
-    found = await search(request)
-    if found is None:
+    if tuning == DEFAULT_TUNING and request.queries and not is_large(tenant):
+        found = await search(request)
+        if found is not None:
+            return [[row(r) for r in per] for per in found]
         remember_large(tenant)
-    return found
+    async with pool.acquire() as conn:
+        return await planned(conn)

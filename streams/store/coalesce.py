@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 Request = TypeVar("Request")
 Answer = TypeVar("Answer")
@@ -75,3 +75,16 @@ class Coalescer(Generic[Request, Answer]):
         for (_, future), answer in zip(batch, answers, strict=True):
             if not future.done():
                 future.set_result(answer)
+
+
+def on_pool(
+    pool: Any, run: Callable[[Any, Sequence[Request]], Awaitable[Sequence[Answer]]]
+) -> Coalescer[Request, Answer]:
+    """A :class:`Coalescer` whose every batch runs ``run(conn, requests)`` on a connection
+    of ``pool`` of its own."""
+
+    async def batch(requests: Sequence[Request]) -> Sequence[Answer]:
+        async with pool.acquire() as conn:
+            return await run(conn, requests)
+
+    return Coalescer(batch)

@@ -14,10 +14,10 @@ from streams.store.batched_search import (
     Found,
     SearchShape,
     TenantSearch,
-    search_small_first,
+    batched_or_planned,
     searcher,
 )
-from streams.store.coalesce import Coalescer
+from streams.store.coalesce import Coalescer, on_pool
 from streams.store.tenant_indexes import has_graph_sql
 from streams.store.vector_search import DEFAULT_TUNING, ScanTuning, nearest_per_key
 
@@ -64,12 +64,7 @@ async def find_by_names_of_many(conn: Any, lookups: Sequence[NameLookup]) -> lis
 def names_finder(pool: Any) -> Coalescer[NameLookup, list[EntityRow]]:
     """:func:`find_by_names_of_many` for concurrent records (streams/store/coalesce.py):
     the lookups that arrive while one is on its way go together as one statement."""
-
-    async def run(lookups: Sequence[NameLookup]) -> list[list[EntityRow]]:
-        async with pool.acquire() as conn:
-            return await find_by_names_of_many(conn, lookups)
-
-    return Coalescer(run)
+    return on_pool(pool, find_by_names_of_many)
 
 
 async def nearest_same_type(
@@ -170,12 +165,10 @@ async def nearest_other_than_user_batched(
     """``nearest_same_type(..., k=1, exclude_names=[USER_ENTITY])`` for concurrent
     records: a small tenant's scans share one statement with other records' (``search``);
     a large tenant is searched the planned way on a connection of its own."""
-    if tuning == DEFAULT_TUNING and queries:
-        request = TenantSearch(dataset, project_id, tuple(queries))
-        found = await search_small_first(search, "entities", request)
-        if found is not None:
-            return [[_neighbour(r) for r in per] for per in found]
-    async with pool.acquire() as conn:
-        return await nearest_same_type(
+    return await batched_or_planned(
+        search, pool, "entities", TenantSearch(dataset, project_id, tuple(queries)),
+        tuning=tuning, row=_neighbour,
+        planned=lambda conn: nearest_same_type(
             conn, dataset, project_id, queries, k=1, exclude_names=[USER_ENTITY], tuning=tuning
-        )
+        ),
+    )  # fmt: skip

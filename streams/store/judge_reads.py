@@ -32,7 +32,7 @@ from typing import Any
 
 from streams.domain.facts import BAND_SLACK, LiveFact
 from streams.events import DedupedCandidate
-from streams.store.coalesce import Coalescer
+from streams.store.coalesce import Coalescer, on_pool
 from streams.store.live_facts import SUBJECT_NEIGHBOURS, live_fact_from_row
 from streams.store.vector_search import DEFAULT_TUNING, ScanTuning, nearest_per_key
 
@@ -181,9 +181,4 @@ async def conflicting_of_many(conn: Any, lookups: Sequence[ConflictLookup]) -> l
 
 def conflicts_finder(pool: Any) -> Coalescer[ConflictLookup, Conflicting]:
     """:func:`conflicting_of_many` for concurrent records (streams/store/coalesce.py)."""
-
-    async def run(lookups: Sequence[ConflictLookup]) -> list[Conflicting]:
-        async with pool.acquire() as conn:
-            return await conflicting_of_many(conn, lookups)
-
-    return Coalescer(run)
+    return on_pool(pool, conflicting_of_many)

@@ -17,10 +17,10 @@ from streams.store.batched_search import (
     Found,
     SearchShape,
     TenantSearch,
-    search_small_first,
+    batched_or_planned,
     searcher,
 )
-from streams.store.coalesce import Coalescer
+from streams.store.coalesce import Coalescer, on_pool
 from streams.store.vector_search import DEFAULT_TUNING, ScanTuning, nearest_per_key
 
 # `t.invalid_at IS NULL` verbatim, so the planner can use the partial indexes on live rows.
@@ -131,12 +131,7 @@ async def find_believed_of_many(conn: Any, lookups: Sequence[TriplesLookup]) -> 
 
 def believed_finder(pool: Any) -> Coalescer[TriplesLookup, Believed]:
     """:func:`find_believed_of_many` for concurrent records (streams/store/coalesce.py)."""
-
-    async def run(lookups: Sequence[TriplesLookup]) -> list[Believed]:
-        async with pool.acquire() as conn:
-            return await find_believed_of_many(conn, lookups)
-
-    return Coalescer(run)
+    return on_pool(pool, find_believed_of_many)
 
 
 async def newest_live_fact_at(conn: Any, dataset: str, project_id: str) -> datetime | None:
@@ -200,10 +195,8 @@ async def nearest_live_facts_batched(
     """:func:`nearest_live_facts` (k = SUBJECT_NEIGHBOURS) for concurrent records: a small
     tenant's scans share one statement with other records' (``search``); a large tenant
     is searched the planned way on a connection of its own."""
-    if tuning == DEFAULT_TUNING and queries:
-        request = TenantSearch(dataset, project_id, tuple(queries))
-        found = await search_small_first(search, "facts", request)
-        if found is not None:
-            return [[live_fact_from_row(r) for r in per] for per in found]
-    async with pool.acquire() as conn:
-        return await nearest_live_facts(conn, dataset, project_id, queries, tuning=tuning)
+    return await batched_or_planned(
+        search, pool, "facts", TenantSearch(dataset, project_id, tuple(queries)),
+        tuning=tuning, row=live_fact_from_row,
+        planned=lambda conn: nearest_live_facts(conn, dataset, project_id, queries, tuning=tuning),
+    )  # fmt: skip
