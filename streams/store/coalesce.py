@@ -36,26 +36,31 @@ class Coalescer(Generic[Request, Answer]):
         self._run_batch = run_batch
         self._max_batch = max_batch
         self._waiting: list[tuple[Request, asyncio.Future[Answer]]] = []
-        self._running = False
+        self._sending: list[tuple[Request, asyncio.Future[Answer]]] = []
+        # The loop keeps only a weak reference to a task: held here so it runs to the end.
+        self._drainer: asyncio.Task[None] | None = None
         self.batches = 0  # statements sent, for tests and metrics
         self.requests = 0
 
     async def __call__(self, request: Request) -> Answer:
         future: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
         self._waiting.append((request, future))
-        if not self._running:
-            self._running = True
-            asyncio.get_running_loop().create_task(self._drain())
+        if self._drainer is None or self._drainer.done():
+            self._drainer = asyncio.get_running_loop().create_task(self._drain())
         return await future
 
     async def _drain(self) -> None:
         try:
             while self._waiting:
-                batch = self._waiting[: self._max_batch]
+                self._sending = self._waiting[: self._max_batch]
                 del self._waiting[: self._max_batch]
-                await self._answer(batch)
+                await self._answer(self._sending)
         finally:
-            self._running = False
+            # Stopped half-way (the loop is shutting down): no caller waits forever.
+            for _, future in (*self._sending, *self._waiting):
+                if not future.done():
+                    future.cancel()
+            self._sending, self._waiting = [], []
 
     async def _answer(self, batch: list[tuple[Request, asyncio.Future[Answer]]]) -> None:
         self.batches += 1

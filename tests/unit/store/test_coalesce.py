@@ -92,3 +92,18 @@ async def test_a_cancelled_caller_does_not_stop_the_others() -> None:
 def test_max_batch_must_allow_a_request() -> None:
     with pytest.raises(ValueError, match="max_batch"):
         Coalescer(Doubler(), max_batch=0)
+
+
+async def test_callers_are_not_left_waiting_when_the_batching_task_is_stopped() -> None:
+    run = Doubler(delay_s=1.0)
+    ask = Coalescer(run)
+    first = asyncio.ensure_future(ask(1))
+    await asyncio.sleep(0.01)
+    second = asyncio.ensure_future(ask(2))  # waits for the next batch
+    await asyncio.sleep(0.01)
+    assert ask._drainer is not None
+    ask._drainer.cancel()  # as the loop does when it shuts down
+    for caller in (first, second):
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(caller, timeout=1)
+    assert await ask(3) == 6  # and the next request starts a new one
