@@ -40,6 +40,7 @@ def _publish(settings: Settings, events: Sequence[EpisodeCompleted], rate: float
     """Publish (at ``rate`` per second, or as fast as possible); wall time per episode."""
     sent: dict[tuple[str, str], float] = {}
     publisher = Publisher(settings)
+    publisher.connect()  # an application's publisher is connected before its events come
     start = time.monotonic()
     for i, event in enumerate(events):
         if rate:

@@ -59,6 +59,7 @@ async def run_scale(
     sized: dict[int, Tenant], rounds: int, block: int, first_k: int = 1,
 ) -> dict[str, Any]:  # fmt: skip
     publisher = Publisher(settings)
+    publisher.connect()
     acc: dict[int, dict[str, Any]] = {
         n: {
             "stages": {},

@@ -25,6 +25,10 @@ from streams.kafka.client import cluster_answers
 MAIN_CLASS = "kafka.Kafka"
 STORAGE_TOOL = "kafka.tools.StorageTool"
 HEAP: tuple[str, ...] = ("-Xms1g", "-Xmx1g")
+# The client compiler only: a dev broker lives for a test run, a demo or a bench on a small
+# machine, and the server compiler spent more CPU compiling over those minutes than its
+# faster code saved (bench/README.md has the figures).
+JIT: tuple[str, ...] = ("-XX:TieredStopAtLevel=1",)
 
 
 def find_deploy_dir() -> Path:
@@ -142,7 +146,16 @@ def render_server_properties(template: str, port: int, controller_port: int, dat
 
 def _java(libs: Path, *args: str, heap: tuple[str, ...] = HEAP) -> list[str]:
     java = _need("java", "the local Kafka broker needs Java 17+ (or set up Docker)")
-    return [java, *heap, "-XX:+UseG1GC", "-Djava.awt.headless=true", "-cp", f"{libs}/*", *args]
+    return [
+        java,
+        *heap,
+        "-XX:+UseG1GC",
+        *JIT,
+        "-Djava.awt.headless=true",
+        "-cp",
+        f"{libs}/*",
+        *args,
+    ]
 
 
 def _format_storage(files: BrokerFiles, libs: Path) -> None:

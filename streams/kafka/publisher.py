@@ -24,11 +24,11 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
-from confluent_kafka import KafkaError, Message, Producer
+from confluent_kafka import KafkaError, KafkaException, Message, Producer
 
 from streams.errors import FactstreamError
 from streams.events import EpisodeCompleted
-from streams.kafka.client import producer_config
+from streams.kafka.client import KafkaUnreachable, producer_config
 from streams.settings import Settings
 
 Headers = Sequence[tuple[str, bytes]]
@@ -84,6 +84,7 @@ class Publisher:
         config: dict[str, Any] | None = None,
     ) -> None:
         self.topic = topic or settings.topic("episodes.completed")
+        self._bootstrap = settings.kafka_bootstrap_servers
         self._producer = Producer(producer_config(settings, **(config or {})))
         self._on_delivery = on_delivery
         self._failed: list[FailedDelivery] = []
@@ -138,6 +139,21 @@ class Publisher:
                 # Local queue full: serve delivery reports to make room, then retry.
                 self._producer.poll(0.1)
         self._producer.poll(0)
+
+    def connect(self, timeout_s: float = 10.0) -> None:
+        """Wait until the broker answers for the topic; raise KafkaUnreachable if it does not.
+
+        Optional: without it the first ``publish`` waits for the connection instead. A
+        latency measurement, or a service checking its broker at start-up, calls it first.
+        """
+        try:
+            answered = bool(self._producer.list_topics(self.topic, timeout=timeout_s).brokers)
+            reason = f"no answer within {timeout_s:g} s"
+        except KafkaException as exc:
+            err = exc.args[0] if exc.args else exc
+            answered, reason = False, err.str() if isinstance(err, KafkaError) else str(err)
+        if not answered:
+            raise KafkaUnreachable(self._bootstrap, reason)
 
     def flush(self, timeout: float = 30.0) -> None:
         """Wait until every enqueued event is delivered; raise PublishError if any failed."""

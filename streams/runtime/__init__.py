@@ -2,9 +2,10 @@
 
 How a record flows (``worker.Worker``):
 
-1. A 1-thread executor owns the confluent_kafka Consumer/Producer (``kafka_io``); the
-   asyncio loop polls through it, so rebalance callbacks run on that thread and can
-   wait for the loop. Consumer: cooperative-sticky, ``enable.auto.commit=false``,
+1. Two 1-thread executors own the confluent_kafka Consumer/Producer (``kafka_io``): the
+   asyncio loop polls through one, so rebalance callbacks run on that thread and can
+   wait for the loop, and commits through the other (a lock keeps the two apart).
+   Consumer: cooperative-sticky, ``enable.auto.commit=false``,
    ``enable.auto.offset.store=false``, ``read_committed``; producer ``murmur2_random``.
 2. Each record is tracked in its partition's ``ledger`` and queued on a lane
    (``dispatch``): one lane per record key, lanes run concurrently up to

@@ -2,7 +2,8 @@
 
 Kafka-to-Kafka mode commits one transaction per plan (begin, produce, send the consumed
 offsets, commit) and replaces its producer after an outage; sink mode produces with a
-plain idempotent producer, flushes, then commits offsets. Runs on KafkaIO's one thread.
+plain idempotent producer, flushes, then commits offsets. Runs on KafkaIO's commit thread
+(a sink's, whose commit is the consumer's, on its poll thread).
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ class ProducerSide:
     producer: Producer
     watchdog: Watchdog
     _metrics: WorkerMetrics
+    # The consumer's group metadata, read on the poll thread after every poll.
+    _group_meta: Any
     # "ok", "suspect" or "down", from the error callback: _fresh_producer_after_outage.
     _cluster: str
 
@@ -56,8 +59,7 @@ class ProducerSide:
             for o in outs:
                 self._produce(o, None)
             tps = [TopicPartition(t, part, off) for (t, part), off in offsets.items()]
-            meta = self.consumer.consumer_group_metadata()
-            self._retrying(p.send_offsets_to_transaction, tps, meta, TXN_TIMEOUT_S)
+            self._retrying(p.send_offsets_to_transaction, tps, self._group_meta, TXN_TIMEOUT_S)
             self._retrying(p.commit_transaction, TXN_TIMEOUT_S)
         except (KafkaException, BufferError) as exc:
             self._metrics.commit("aborted")

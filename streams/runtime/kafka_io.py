@@ -1,7 +1,10 @@
-"""Everything that touches confluent_kafka, run on ONE thread (a 1-worker executor).
+"""Everything that touches confluent_kafka, on two threads (two 1-worker executors).
 
-Polling, pause/resume, commits and the rebalance callbacks (which librdkafka runs inside
-``poll``) are therefore serialised. That thread owns the authoritative bookkeeping:
+The poll thread polls, pauses and resumes, and runs the rebalance callbacks (which
+librdkafka runs inside ``poll``). The commit thread commits, so a commit never waits for
+a poll to time out, nor a poll for a commit to finish. One lock makes every commit and
+every rebalance callback's bookkeeping atomic with respect to each other, which keeps
+the authoritative state consistent:
 
 * ``_live``: assigned partitions and the epoch of their current assignment. A commit
   plan carries the epoch it was computed under; a plan for a revoked, lost or
@@ -15,7 +18,7 @@ in offset order, ``send_offsets_to_transaction(next offsets, group metadata)`` (
 the broker rejects a stale group generation, which fences zombies), commit. The next
 offset is the consumer's position once every record of the partition is finished (past
 the upstream commit marker: lag 0 at rest), else the offset after the finished prefix;
-``poll_batch`` reads the positions on this thread right after the records. Sink mode
+``poll_batch`` reads the positions on the poll thread right after the records. Sink mode
 produces the held outputs (dead letters, and what the handler returned as ``Routed``)
 with a plain idempotent producer, flushes, then commits offsets: at-least-once, after the
 handler's own database commit and before the offset commit. Those two, and replacing the
@@ -27,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import logging
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol
@@ -87,11 +91,19 @@ class KafkaIO(ProducerSide):
             cfg.kafka_txn_watchdog_s, on_hung, name=f"kafka-watchdog-{cfg.stage}"
         )
         self.executor = ThreadPoolExecutor(1, thread_name_prefix=f"kafka-{cfg.stage}")
+        # A sink's commit is the consumer's own (commit_plain): it stays on the poll thread.
+        self.commit_executor = (
+            ThreadPoolExecutor(1, thread_name_prefix=f"kafka-commit-{cfg.stage}")
+            if transactional
+            else self.executor
+        )
+        self._lock = threading.RLock()  # a commit, or a rebalance callback's bookkeeping
         self._live: dict[TP, int] = {}
         self._committed: dict[TP, int] = {}
         self._paused: set[TP] = set()
         self._epochs = itertools.count(1)
         self.consumer = Consumer(self._consumer_conf())
+        self._group_meta = self.consumer.consumer_group_metadata()
         self.producer = Producer(self._producer_conf())
         self._cluster = "ok"
 
@@ -131,11 +143,14 @@ class KafkaIO(ProducerSide):
         Every record below it is in this batch or an earlier one, which is what lets the
         worker commit it once those records are finished (``ledger.advance``)."""
         self._apply_pause(pause)
-        self.producer.poll(0)
         first = self.consumer.poll(timeout)
         msgs = [] if first is None else [first]
         if first is not None and max_records > 1:
             msgs.extend(self.consumer.consume(max_records - 1, 0))
+        # Read here for the commit thread, which must not call into the consumer while
+        # this thread is inside it (it can block until poll returns). A generation that
+        # changes before the commit uses it makes the broker refuse that commit (retried).
+        self._refresh_group_meta()
         return self._records(msgs), self._positions()
 
     def _positions(self) -> dict[TP, int]:
@@ -179,6 +194,16 @@ class KafkaIO(ProducerSide):
 
     def commit(self, plans: Sequence[PartitionPlan]) -> dict[TP, int]:
         """Commit what is still ours in ``plans``; returns {partition: next offset}."""
+        with self._lock:
+            self.producer.poll(0)  # delivery reports and errors (the error callback)
+            return self._commit_locked(plans)
+
+    def serve_producer(self) -> None:
+        """Serve the producer's callbacks while there is nothing to commit."""
+        with self._lock:
+            self.producer.poll(0)
+
+    def _commit_locked(self, plans: Sequence[PartitionPlan]) -> dict[TP, int]:
         offsets: dict[TP, int] = {}
         outs: list[OutRecord] = []
         for plan in plans:
@@ -210,11 +235,12 @@ class KafkaIO(ProducerSide):
     # --- callbacks (inside poll / close) -------------------------------------------
     def _on_assign(self, _consumer: Consumer, partitions: list[TopicPartition]) -> None:
         parts = []
-        for tp in partitions:
-            key = (tp.topic, tp.partition)
-            self._live[key] = epoch = next(self._epochs)
-            self._committed.pop(key, None)
-            parts.append((key, epoch))
+        with self._lock:
+            for tp in partitions:
+                key = (tp.topic, tp.partition)
+                self._live[key] = epoch = next(self._epochs)
+                self._committed.pop(key, None)
+                parts.append((key, epoch))
         self._metrics.assigned.set(len(self._live))
         log.info("assigned %s", sorted(k for k, _ in parts), extra={"stage": self.cfg.stage})
         self._hooks.assigned(parts)
@@ -222,6 +248,7 @@ class KafkaIO(ProducerSide):
     def _on_revoke(self, _consumer: Consumer, partitions: list[TopicPartition]) -> None:
         tps = [(tp.topic, tp.partition) for tp in partitions]
         log.info("revoked %s", sorted(tps), extra={"stage": self.cfg.stage})
+        self._refresh_group_meta()  # the generation now, for the commit below
         try:
             plans = self._hooks.revoked(tps)
             if plans:
@@ -230,6 +257,11 @@ class KafkaIO(ProducerSide):
             log.warning("commit on revoke failed: %s", exc, extra={"stage": self.cfg.stage})
         finally:
             self._forget(tps)
+
+    def _refresh_group_meta(self) -> None:
+        # A consumer that is closing cannot answer; its last metadata then stands.
+        with contextlib.suppress(Exception):
+            self._group_meta = self.consumer.consumer_group_metadata()
 
     def _on_lost(self, _consumer: Consumer, partitions: list[TopicPartition]) -> None:
         tps = [(tp.topic, tp.partition) for tp in partitions]
@@ -244,12 +276,13 @@ class KafkaIO(ProducerSide):
         if paused:
             with contextlib.suppress(KafkaException):
                 self.consumer.resume(paused)
-        for tp in tps:
-            self._live.pop(tp, None)
-            self._committed.pop(tp, None)
-            self._paused.discard(tp)
-            self._metrics.forget_partition(*tp)
-        self._metrics.assigned.set(len(self._live))
+        with self._lock:  # waits for a commit in flight: none starts for these after
+            for tp in tps:
+                self._live.pop(tp, None)
+                self._committed.pop(tp, None)
+                self._paused.discard(tp)
+                self._metrics.forget_partition(*tp)
+            self._metrics.assigned.set(len(self._live))
 
     def _on_error(self, err: KafkaError) -> None:
         if self.transactional and err.code() == KafkaError._ALL_BROKERS_DOWN:
@@ -260,4 +293,5 @@ class KafkaIO(ProducerSide):
         log.log(level, "kafka: %s", err, extra={"stage": self.cfg.stage})
 
     def _on_stats(self, raw: str) -> None:
-        export_lag(raw, self._live, self._committed, self._metrics)
+        # Copies, not the lock: a commit holding it may run for seconds in an outage.
+        export_lag(raw, dict(self._live), dict(self._committed), self._metrics)

@@ -1,10 +1,10 @@
 """A worker: one consumer-group member running one stage with key-ordered concurrency.
 
 The asyncio loop owns the stage, the lanes (``dispatch``) and the ledgers; the Kafka
-client lives on its own thread (``kafka_io``). Records are tracked per partition from
-the moment they are consumed; a periodic committer takes each partition's contiguous
-finished prefix and commits it (with its held outputs) once a record finished, at most
-once per ``commit_interval_s``.
+clients live on two threads of their own (``kafka_io``: one polls, one commits). Records
+are tracked per partition from the moment they are consumed; a periodic committer takes
+each partition's contiguous finished prefix and commits it (with its held outputs) once a
+record finished, at most once per ``commit_interval_s``.
 
 Shutdown (SIGTERM/SIGINT or ``stop()``): fetching pauses, in-flight records get
 ``shutdown_deadline_s`` to finish, a final commit runs, then the consumer closes (and
@@ -121,6 +121,7 @@ class Worker(RebalanceSide, HealthSide):
             except Exception:
                 log.exception("close failed", extra=self._fields())
             io.executor.shutdown(wait=False)
+            io.commit_executor.shutdown(wait=False)
             if server is not None:
                 server.stop()
             self._handle_signals(loop, install=False)
@@ -167,8 +168,16 @@ class Worker(RebalanceSide, HealthSide):
 
     # --- loop side ---------------------------------------------------------------------
     async def _call(self, fn: Any, *args: Any) -> Any:
+        """``fn`` on the Kafka poll thread."""
         assert self._loop is not None and self._io is not None
         return await self._loop.run_in_executor(self._io.executor, functools.partial(fn, *args))
+
+    async def _call_commit(self, fn: Any, *args: Any) -> Any:
+        """``fn`` on the Kafka commit thread."""
+        assert self._loop is not None and self._io is not None
+        return await self._loop.run_in_executor(
+            self._io.commit_executor, functools.partial(fn, *args)
+        )
 
     def _fields(self, **more: Any) -> dict[str, Any]:
         return {"stage": self.cfg.stage, "group": self.cfg.group, **more}
@@ -278,9 +287,10 @@ class Worker(RebalanceSide, HealthSide):
             if tp not in self._closing and (p := led.ready()) is not None
         ]
         if not plans:
+            await self._call_commit(self._io.serve_producer)
             return
         try:
-            committed: dict[TP, int] = await self._call(self._io.commit, plans)
+            committed: dict[TP, int] = await self._call_commit(self._io.commit, plans)
         except CommitFailed as exc:
             self._failures += 1
             log.warning(

@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from confluent_kafka.admin import AdminClient
 from typer.testing import CliRunner
 
 from streams.cli.main import app
 from streams.events import EpisodeCompleted
+from streams.kafka.client import KafkaUnreachable
 from streams.kafka.partitioning import partition_for
 from streams.kafka.publisher import AsyncPublisher, Publisher
 from streams.settings import Settings
@@ -112,3 +115,15 @@ def test_publish_to_a_missing_topic_fails_clearly_and_creates_nothing(
     admin = AdminClient(dict(tenant_settings.kafka_common))
     topics = admin.list_topics(timeout=10).topics
     assert not [t for t in topics if t.startswith(tenant_settings.topic_prefix)]
+
+
+def test_connect_returns_once_the_broker_answers_and_names_an_unreachable_one(
+    tenant_topics: Settings,
+) -> None:
+    with Publisher(tenant_topics) as publisher:
+        publisher.connect(timeout_s=10)
+    dead = Settings(kafka_bootstrap_servers="127.0.0.1:1")
+    started = time.monotonic()
+    with pytest.raises(KafkaUnreachable, match=r"127\.0\.0\.1:1"):
+        Publisher(dead).connect(timeout_s=2)
+    assert time.monotonic() - started < 10

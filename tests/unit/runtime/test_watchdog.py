@@ -124,6 +124,9 @@ class HangingProducer:
         self.release = threading.Event()
         self.calls: list[str] = []
 
+    def poll(self, _timeout: float) -> int:
+        return 0  # serving callbacks: not a transactional call
+
     def begin_transaction(self) -> None:
         self.calls.append("begin_transaction")
 
