@@ -55,6 +55,19 @@ def database_name(url: str) -> str:
     return urlsplit(url).path.lstrip("/")
 
 
+def reference_loop_ms() -> float:
+    """Best of three timings of a fixed pure-Python loop: this VM's CPU speed varies by
+    tens of percent over an hour, and every figure of a run moves with it."""
+    best = float("inf")
+    for _ in range(3):
+        started = time.perf_counter()
+        total = 0
+        for i in range(2_000_000):
+            total += i
+        best = min(best, time.perf_counter() - started)
+    return round(1000 * best, 1)
+
+
 def make_settings(bootstrap: str, db_url: str, dim: int, partitions: int) -> Settings:
     """Settings of one scenario: own topic prefix (created here), own database."""
     settings = Settings(

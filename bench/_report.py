@@ -141,6 +141,18 @@ def _run_line(name: str, res: dict[str, Any]) -> list[Any]:
             res["load_avg_after"][0]]  # fmt: skip
 
 
+def _speed(r: dict[str, Any]) -> list[str]:
+    """The machine's speed beside the figures (bench/_harness.py, reference_loop_ms)."""
+    ref = r["meta"].get("reference_loop_ms")
+    if not ref:
+        return []
+    per = ", ".join(f"before ({s}) {r[s]['reference_loop_ms_before']}" for s in "abc"
+                    if s in r and "reference_loop_ms_before" in r[s])  # fmt: skip
+    return [f"Reference loop (a fixed pure-Python loop, best of 3; lower is a faster machine): "
+            f"{ref.get('start')} ms at start{', ' + per if per else ''}, "
+            f"{ref.get('end')} ms at end.", ""]  # fmt: skip
+
+
 def render(r: dict[str, Any]) -> str:
     m = r["meta"]
     out = [f"# factstream pipeline benchmark ({m['mode']})", "",
@@ -148,7 +160,7 @@ def render(r: dict[str, Any]) -> str:
            f"load average {m['load_avg_at_start'][0]} at start, {m['load_avg_at_end'][0]} at "
            "end. Six worker processes (`factstream worker <stage>`), real Kafka and Postgres, "
            "all on this machine. See bench/README.md for the method.", "",
-           "## Targets", ""]  # fmt: skip
+           *_speed(r), "## Targets", ""]  # fmt: skip
     out += _table(["target", "wanted", "measured", "met"],
                   [[t["target"], t["wanted"], t["measured"],
                     "-" if t["met"] is None else "yes" if t["met"] else "**no**"]

@@ -40,6 +40,7 @@ from bench._harness import (
     drop_database,
     fresh_database,
     make_settings,
+    reference_loop_ms,
 )
 from bench._phase import Phase
 from bench._report import evaluate, render
@@ -240,14 +241,17 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         "cpus": os.cpu_count(), "python": platform.python_version(),
         "load_avg_at_start": [round(x, 2) for x in os.getloadavg()],
         "partitions": args.partitions, "logs": str(ctx.log_dir),
+        "reference_loop_ms": {"start": reference_loop_ms()},
     }}  # fmt: skip
     wanted = set(args.only.split(","))
     for name, scenario in (("a", scenario_a), ("b", scenario_b), ("c", scenario_c)):
         if name in wanted:
-            t0 = time.perf_counter()
+            t0, ref = time.perf_counter(), reference_loop_ms()
             results[name] = await scenario(ctx)
+            results[name]["reference_loop_ms_before"] = ref
             results[name]["scenario_s"] = round(time.perf_counter() - t0, 1)
     results["meta"]["load_avg_at_end"] = [round(x, 2) for x in os.getloadavg()]
+    results["meta"]["reference_loop_ms"]["end"] = reference_loop_ms()
     results["targets"] = evaluate(results)
     return results
 
