@@ -87,3 +87,16 @@ def test_postgres_cpu_is_split_by_the_stage_owning_each_backend() -> None:
     # 13 connected during the phase and never named: counted, as "other".
     assert diff["pg_cpu_s_by_app"] == {"factstream-write": 2.5, "factstream-judge": 0.5,
                                        "other": 0.25}  # fmt: skip
+
+
+def test_results_md_names_the_machine_speed_of_the_run() -> None:
+    from bench._report import _speed
+
+    r = results(rate=80.0, p95=0.8, db_1k=40.0, db_100k=70.0, embeds=3)
+    r["meta"] = {"reference_loop_ms": {"start": 81.5, "end": 120.25}}
+    r["a"]["reference_loop_ms_before"] = 90.0
+    (line, _blank) = _speed(r)
+    assert "81.5 ms at start" in line
+    assert "before (a) 90.0" in line
+    assert "120.25 ms at end" in line
+    assert _speed({"meta": {}}) == []  # results of older runs carry no timing
