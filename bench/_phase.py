@@ -35,6 +35,35 @@ def pct(values: Sequence[float], q: float) -> float:
     return ordered[rank - 1]
 
 
+# A paced run is below capacity when no queue builds while it publishes: the episodes
+# published last commit no later (median latency) than the first ones plus this. An
+# excess of a few percent over capacity grows a queue by more than this in 20 s.
+QUEUE_GROWTH_LIMIT_S = 0.5
+
+
+def queue_growth_s(sent: dict[tuple[str, str], float], done: dict[tuple[str, str], float]
+                   ) -> float | None:  # fmt: skip
+    """Median latency of the last fifth of the episodes, in publish order, minus that of
+    the first fifth; None when too few committed to tell."""
+    order = sorted((t, done[k] - t) for k, t in sent.items() if k in done)
+    fifth = len(order) // 5
+    if fifth < 5:
+        return None
+    first = statistics.median(lat for _, lat in order[:fifth])
+    last = statistics.median(lat for _, lat in order[-fifth:])
+    return round(last - first, 3)
+
+
+def below_capacity(run: dict[str, Any]) -> bool:
+    """Every episode committed and no queue built up (``QUEUE_GROWTH_LIMIT_S``)."""
+    growth = run.get("queue_growth_s")
+    return (
+        run["committed"] == run["episodes"]
+        and growth is not None
+        and growth <= QUEUE_GROWTH_LIMIT_S
+    )
+
+
 def _publish(settings: Settings, events: Sequence[EpisodeCompleted], rate: float | None
              ) -> dict[tuple[str, str], float]:  # fmt: skip
     """Publish (at ``rate`` per second, or as fast as possible); wall time per episode."""
@@ -165,6 +194,7 @@ def summarise(
             "kafka_broker_shared": round(1000 * servers["kafka_cpu_s"] / n, 2),
             "bench_publisher": round(1000 * bench_cpu_s / n, 2),
         },
+        "queue_growth_s": queue_growth_s(sent, done),
         "load_avg_before": [round(x, 2) for x in load_before],
         "load_avg_after": [round(x, 2) for x in load_after],
         "episode_states": states,
