@@ -28,8 +28,14 @@ log = logging.getLogger("streams.runtime.watchdog")
 EXIT_HUNG = 3
 
 
+# A transactional call normally returns in milliseconds; one this slow is logged (once)
+# while it runs, so a stall short of the deadline still says which call it was.
+SLOW_CALL_S = 5.0
+
+
 class Watchdog:
-    """Times one call at a time (the Kafka thread's) against ``deadline_s``; 0 = off."""
+    """Times one call at a time (the Kafka thread's) against ``deadline_s``; 0 = off.
+    A call still running after ``slow_s`` is logged once as slow."""
 
     def __init__(
         self,
@@ -39,8 +45,10 @@ class Watchdog:
         clock: Callable[[], float] = time.monotonic,
         tick_s: float | None = None,
         name: str = "kafka-watchdog",
+        slow_s: float = SLOW_CALL_S,
     ) -> None:
         self.deadline_s = deadline_s
+        self.slow_s = slow_s
         self._on_expire = on_expire
         self._clock = clock
         self._tick_s = tick_s if tick_s is not None else max(0.01, min(1.0, deadline_s / 10))
@@ -48,6 +56,7 @@ class Watchdog:
         self._cond = threading.Condition()
         self._armed: tuple[str, float] | None = None  # (call, started)
         self._fired = False
+        self._slow_logged = False
         self._closed = False
         self._thread: threading.Thread | None = None
         self.longest_s = 0.0  # the slowest watched call that returned
@@ -59,6 +68,7 @@ class Watchdog:
             return
         with self._cond:
             self._armed = (what, self._clock())
+            self._slow_logged = False
             if self._thread is None and not self._closed:
                 self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
                 self._thread.start()
@@ -77,9 +87,15 @@ class Watchdog:
             if armed is None or self._fired:
                 return False
             elapsed = self._clock() - armed[1]
-            if elapsed < self.deadline_s:
-                return False
-            self._fired = True
+            slow = elapsed >= self.slow_s and not self._slow_logged
+            self._slow_logged = self._slow_logged or slow
+            hung = elapsed >= self.deadline_s
+            self._fired = hung
+        if not hung:
+            if slow:
+                log.warning("Kafka call %s still running after %.0fs", armed[0], elapsed,
+                            extra={"kafka_call": armed[0]})  # fmt: skip
+            return False
         self._on_expire(armed[0], elapsed)
         return True
 

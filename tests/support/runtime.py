@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+import traceback
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager, suppress
@@ -160,8 +161,27 @@ async def running(worker: Worker, start_timeout: float = 30.0) -> AsyncIterator[
         yield worker
     finally:
         worker.stop()
-        code = await asyncio.wait_for(task, 60)
+        code = await stopped_within(task, 60)
         assert code == 0, f"worker exit code {code}"
+
+
+async def stopped_within(task: asyncio.Task[int], timeout: float) -> int:
+    """The exit code of a stopping worker's task; past ``timeout``, an AssertionError that
+    carries every thread's stack and the loop's tasks (where a shutdown hangs)."""
+    done, _ = await asyncio.wait([task], timeout=timeout)
+    if done:
+        return task.result()
+    frames = sys._current_frames()
+    stacks = [
+        f"--- thread {t.name}:\n" + "".join(traceback.format_stack(frames[t.ident]))
+        for t in threading.enumerate()
+        if t.ident in frames
+    ]
+    tasks = [f"--- task {t.get_name()}: {t.get_stack(limit=8)}" for t in asyncio.all_tasks()]
+    task.cancel()
+    raise AssertionError(
+        f"worker still stopping after {timeout:.0f}s\n" + "\n".join(stacks + tasks)
+    )
 
 
 async def eventually(pred: Callable[[], bool], timeout: float, what: str) -> None:

@@ -13,6 +13,8 @@ import threading
 import time
 from typing import Any
 
+import pytest
+
 from streams.runtime.config import WorkerConfig
 from streams.runtime.kafka_io import KafkaIO
 from streams.runtime.metrics import WorkerMetrics
@@ -64,6 +66,28 @@ def test_a_call_stuck_past_the_deadline_fires_once() -> None:
         clock.now += 500.0
         time.sleep(0.2)
         assert expiries.calls == [("send_offsets_to_transaction", 121.0)]  # once
+    finally:
+        release.set()
+        t.join(5)
+        wd.close()
+
+
+def test_a_slow_call_is_logged_once_while_it_runs(caplog: pytest.LogCaptureFixture) -> None:
+    clock, expiries, release = FakeClock(), Expiries(), threading.Event()
+    wd = Watchdog(120.0, expiries, clock=clock, tick_s=0.01, slow_s=5.0)
+    t = blocking_call(wd, "commit_transaction", release)
+    try:
+        time.sleep(0.1)
+        clock.now += 4.0
+        time.sleep(0.1)
+        assert not [r for r in caplog.records if "still running" in r.getMessage()]
+        clock.now += 2.0
+        time.sleep(0.1)
+        clock.now += 50.0
+        time.sleep(0.1)
+        slow = [r.getMessage() for r in caplog.records if "still running" in r.getMessage()]
+        assert slow == ["Kafka call commit_transaction still running after 6s"]
+        assert expiries.calls == []  # slow is not hung
     finally:
         release.set()
         t.join(5)
