@@ -47,6 +47,7 @@ from bench._phase import Phase, below_capacity
 from bench._report import evaluate, render
 from bench._scale import run_scale
 from bench._workload import (
+    Tenant,
     build_tenant_indexes,
     calls_per_episode,
     load_history,
@@ -143,14 +144,20 @@ async def scenario_a(ctx: Ctx) -> dict[str, Any]:
         warm_t = tenants(f"{ctx.run}w", p.a_warmup)
         sat_t = tenants(f"{ctx.run}a", p.a_tenants)
         low_t = tenants(f"{ctx.run}l", int(p.low_rate * p.paced_s))
-        await load_history(url, warm_t + sat_t + low_t)
+        # Every rung's tenants are loaded here too: a bulk load (COPY, ANALYZE) between
+        # rungs would land on the rung after it.
+        rungs = {rate: tenants(f"{ctx.run}p{rate:g}-", int(rate * p.paced_s))
+                 for rate in p.paced_rates}  # fmt: skip
+        await load_history(
+            url, [*warm_t, *sat_t, *low_t, *(t for ts in rungs.values() for t in ts)]
+        )
         async with ctx.fleet(url, dim, "a", ctx.args.concurrency, profile=True) as (fleet, phase):
             phase.pool = pool
             print(f"(a) warm-up: {p.a_warmup} episodes, not measured ...", flush=True)
             await phase.run(round_robin(warm_t, 1))
             print(f"(a) saturation: {p.a_tenants * p.a_per_tenant} episodes ...", flush=True)
             saturation = await phase.run(round_robin(sat_t, p.a_per_tenant))
-            ladder = await _paced_ladder(ctx, url, phase)
+            ladder = await _paced_ladder(rungs, phase)
             print(f"(a) paced: {len(low_t)} episodes at {p.low_rate:.0f}/s ...", flush=True)
             low = await phase.run(round_robin(low_t, 1), rate=p.low_rate)
             rss = fleet.peak_rss_mb()
@@ -163,13 +170,11 @@ async def scenario_a(ctx: Ctx) -> dict[str, Any]:
             "episodes_per_tenant": p.a_per_tenant, "embedding_dim": dim}  # fmt: skip
 
 
-async def _paced_ladder(ctx: Ctx, url: str, phase: Phase) -> list[dict[str, Any]]:
-    """Paced runs at rising rates, up to and including the first above capacity. Each
-    rung has tenants of its own, loaded while the workers idle."""
+async def _paced_ladder(rungs: dict[float, list[Tenant]], phase: Phase) -> list[dict[str, Any]]:
+    """Paced runs at rising rates, each on tenants of its own, up to and including the
+    first above capacity."""
     ladder: list[dict[str, Any]] = []
-    for rate in ctx.plan.paced_rates:
-        ts = tenants(f"{ctx.run}p{rate:g}-", int(rate * ctx.plan.paced_s))
-        await load_history(url, ts)
+    for rate, ts in rungs.items():
         print(f"(a) paced: {len(ts)} episodes at {rate:g}/s ...", flush=True)
         run = await phase.run(round_robin(ts, 1), rate=rate)
         ladder.append({"rate": rate, "below_capacity": below_capacity(run), **run})
