@@ -144,8 +144,8 @@ async def scenario_a(ctx: Ctx) -> dict[str, Any]:
         warm_t = tenants(f"{ctx.run}w", p.a_warmup)
         sat_t = tenants(f"{ctx.run}a", p.a_tenants)
         low_t = tenants(f"{ctx.run}l", int(p.low_rate * p.paced_s))
-        # Every rung's tenants are loaded here too: a bulk load (COPY, ANALYZE) between
-        # rungs would land on the rung after it.
+        # Every rung's tenants are loaded here too, outside any measured phase: rungs that
+        # followed their own bulk load (COPY, ANALYZE) sometimes started slow.
         rungs = {rate: tenants(f"{ctx.run}p{rate:g}-", int(rate * p.paced_s))
                  for rate in p.paced_rates}  # fmt: skip
         await load_history(
