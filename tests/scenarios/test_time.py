@@ -9,7 +9,7 @@ the store what was true at dates before, between and after the changes.
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -18,6 +18,7 @@ import pytest
 from streams.domain.graph import RawGraph
 from streams.events import EpisodeCompleted
 from streams.model.fakes.book import ScriptBook, TenantScript, always, claim, graph
+from streams.model.ports import EmbedInput
 from streams.store.facts_query import facts_at
 from tests.support.clock import NOW, ago, date_in, midnight
 from tests.support.events import episode
@@ -40,6 +41,22 @@ CIVIC = graph(
 class Case:
     episodes: list[tuple[str, datetime, RawGraph]]  # (episode id, when said, what is extracted)
     failures: dict[str, int] | None = None  # extraction failures per episode, then success
+    embed_outages: dict[str, int] | None = None  # failed entity embeddings per episode
+
+
+def failing_embeddings(outages: dict[str, int]) -> Callable[[EmbedInput], Exception | None]:
+    """The entity embeddings of each episode fail that many times past the provider's
+    retries (resolve dead-letters the record), then succeed."""
+    left = dict(outages)
+
+    def fail(request: EmbedInput) -> Exception | None:
+        episode_id = request.scope.episode_id
+        if request.purpose != "entities" or not left.get(episode_id, 0):
+            return None
+        left[episode_id] -= 1
+        return RuntimeError("503 Service Unavailable after 4 attempts")
+
+    return fail
 
 
 # fmt: off
@@ -71,6 +88,13 @@ CASES: dict[str, Case] = {
          ("ep-2", ago(8), graph({"rome": "PLACE"}, claim("user", "lives in", "rome")))],
         failures={"ep-1": 1},
     ),
+    # The same moves, the first episode's embedding failing past its retries once: the
+    # dead letter releases it, and it runs again before the second is extracted.
+    "embed-retried": Case(
+        [("ep-1", ago(9), graph({"oslo": "PLACE"}, claim("user", "lives in", "oslo"))),
+         ("ep-2", ago(8), graph({"rome": "PLACE"}, claim("user", "lives in", "rome")))],
+        embed_outages={"ep-1": 1},
+    ),
     "no-failure": Case(
         [("ep-1", ago(9), graph({"oslo": "PLACE"}, claim("user", "lives in", "oslo"))),
          ("ep-2", ago(8), graph({"rome": "PLACE"}, claim("user", "lives in", "rome")))],
@@ -91,6 +115,9 @@ class Run:
         return await fact_table(self.pipeline.pool, *self.tenants[name])
 
     async def true_at(self, name: str, when: datetime, as_of: datetime | None = None) -> list[str]:
+        # Every tenant's episodes are published at once: a case compared with another
+        # must not read that one's table before it is written.
+        await self.pipeline.wait_done(self.events[name], timeout=90)
         rows = await facts_at(self.pipeline.pool, *self.tenants[name], valid_at=when, as_of=as_of)
         return [" ".join(r.triple) for r in rows]
 
@@ -107,6 +134,7 @@ async def run(kafka_bootstrap: str, database_url: str) -> AsyncIterator[Run]:
         book.add(*tenant, TenantScript(
             graphs={ep: g for ep, _, g in case.episodes}, verdict=always("old"),
             extract_failures=dict(case.failures or {}),
+            embed_fail=failing_embeddings(case.embed_outages or {}),
         ))  # fmt: skip
         events[name] = [episode(*tenant, ep, f"said {ep}", completed_at=when)
                         for ep, when, _ in case.episodes]  # fmt: skip
@@ -204,6 +232,16 @@ async def test_a_failed_then_retried_extraction_converges_to_the_in_order_table(
     assert calls[("ep-1", "extract", "extract")] == 2  # failed once, retried in place
     assert await run.true_at("retried", NOW) == ["user lives in rome"]
     assert await run.true_at("retried", ago(8.5)) == ["user lives in oslo"]
+
+
+async def test_an_episode_dead_lettered_after_extraction_is_retried_in_its_place(
+    run: Run,
+) -> None:
+    assert await run.table("embed-retried") == await run.table("no-failure")
+    calls = await model_calls(run.pipeline.pool, *run.tenants["embed-retried"])
+    assert calls[("ep-1", "extract", "extract")] == 2  # released once, extracted again
+    assert await run.true_at("embed-retried", ago(8.5)) == ["user lives in oslo"]
+    assert await run.true_at("embed-retried", NOW) == ["user lives in rome"]
 
 
 async def test_an_older_resend_of_a_done_episode_changes_nothing(run: Run) -> None:
