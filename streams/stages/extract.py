@@ -13,7 +13,8 @@ is skipped (empty window) or fails ends at once and the next queued one starts i
 same call. A started episode stays ``processing`` until the writer marks it done; the
 writer then wakes the tenant's next queued episode (a copy on episodes.completed). A copy
 that carries a *release* (streams/stages/release.py: one of the episode's records was
-dead-lettered on the way) first ends that claim as a failed extraction.
+dead-lettered on the way) first ends that claim as a failed extraction: under the retry
+cap the episode is queued again in its place and started again here, at the cap it ends.
 """
 
 from __future__ import annotations
@@ -67,10 +68,11 @@ class ExtractStage(PipelineStage[EpisodeCompleted]):
     async def handle(self, event: EpisodeCompleted, ctx: RecordContext) -> Sequence[BaseModel]:
         pool = self.deps.pool
         release = release_of(ctx)
+        status = None
+        if release is not None:
+            status = await self._end_released(event, release)
         async with pool.acquire() as conn:
-            if release is not None and await self._end_released(conn, event, release):
-                status = "failed"
-            else:
+            if status is None:
                 enqueued = await episodes.enqueue_episode(
                     conn, event, self.deps.settings.max_retries
                 )
@@ -113,20 +115,30 @@ class ExtractStage(PipelineStage[EpisodeCompleted]):
         why = f"dead-lettered by {STAGE} ({reason}): {error}"
         return [release_record(self.deps.settings, claimed, Release(token, why))]
 
-    async def _end_released(self, conn: Any, event: EpisodeCompleted, release: Release) -> bool:
-        """End the claim a release names; False when it names no live claim of this
-        episode (ended already, taken over, or never one): then the record is an
-        ordinary episode, queued as any other, never left waiting for a claim timeout."""
-        ended = await claims.release_dead_lettered(
-            conn, *_key(event), release.token, release.reason
-        )
-        if ended:
-            log.warning("extract: episode %s of %s failed (claim released): %s", *_ids(event),
-                        release.reason)  # fmt: skip
-        else:
+    async def _end_released(self, event: EpisodeCompleted, release: Release) -> str | None:
+        """End the claim a release names and return the episode's status: ``queued`` under
+        the retry cap (it keeps its place and, after a backoff, is started again below),
+        ``failed`` at the cap. None when the release names no live claim of this episode
+        (ended already, taken over, or never one): then the record is an ordinary
+        episode, queued as any other, never left waiting for a claim timeout."""
+        settings = self.deps.settings
+        async with self.deps.pool.acquire() as conn:
+            used = await claims.release_dead_lettered(
+                conn, *_key(event), release.token, release.reason, settings.max_retries
+            )
+        if used is None:
             log.info("extract: episode %s of %s carries a release of no live claim; handled"
                      " as an ordinary episode", *_ids(event))  # fmt: skip
-        return ended
+            return None
+        if used >= settings.max_retries:
+            log.warning("extract: episode %s of %s failed (claim released, retries used):"
+                        " %s", *_ids(event), release.reason)  # fmt: skip
+            return "failed"
+        log.warning("extract: episode %s of %s released for retry %d of %d, in its place: %s",
+                    *_ids(event), used, settings.max_retries, release.reason)  # fmt: skip
+        backoff = Backoff(settings.llm_backoff_base_s, settings.llm_backoff_max_s)
+        await asyncio.sleep(backoff.delay(used))
+        return "queued"
 
     async def _claim_next(
         self, conn: Any, event: EpisodeCompleted, ctx: RecordContext

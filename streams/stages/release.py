@@ -8,14 +8,16 @@ ever mark it done: the gate stayed shut until the claim went stale, 10 minutes.
 
 Instead, the stage's ``on_dead_letter`` hook returns a *release*: a copy of the episode
 (rebuilt from its ledger row) on episodes.completed, with two headers naming the claim
-(its token, carried on every stage event) and the reason. The runtime produces it with
-the dead letter, in the same Kafka transaction, so it exists exactly when the dead letter
-does. Extraction, consuming it, ends that claim as a failed extraction (retry counted; the
-sweep retries it under ``max_retries``, as for any failed extraction) and starts the
-tenant's next queued episode. The ledger is only touched after the dead letter committed,
-and only for that claim: a release of a claim that was since taken over, or already
-ended, changes nothing, so a duplicate is harmless. The summarize stage sees the copy too
-and, the summary being done, does nothing.
+(its token, carried on every stage event) and the reason. The runtime produces it with the
+dead letter, in the same Kafka transaction, so it exists exactly when the dead letter
+does. Extraction, consuming it, ends that claim as a failed extraction (retry counted).
+Under ``max_retries`` the episode keeps its place in its tenant's queue (DESIGN "Time",
+rule 2): it is queued again first in line and, after a backoff, extracted again before the
+tenant's later episodes, so a late retry never lands after facts stated later. At the cap
+it ends ``failed`` and the tenant's next queued episode starts. The ledger is only touched
+after the dead letter committed, and only for that claim: a release of a claim that was
+since taken over, or already ended, changes nothing, so a duplicate is harmless. The
+summarize stage sees the copy too and, the summary being done, does nothing.
 
 A release is honoured only while its token names the live claim of that very episode
 (``processing`` under that token): any other record carrying the header (a client's, a

@@ -29,19 +29,24 @@ async def claimed_episode(
 
 
 async def release_dead_lettered(
-    conn: Any, dataset: str, project_id: str, episode_id: str, claim_token: str, error: str
-) -> bool:
+    conn: Any, dataset: str, project_id: str, episode_id: str, claim_token: str, error: str,
+    max_retries: int,
+) -> int | None:  # fmt: skip
     """A record of this claim was dead-lettered after extraction: count it as a failed
-    extraction (``failed``, retry counted, the sweep retries it under the cap) and free the
-    tenant's gate. False when the claim is no longer that one (taken over, already ended)."""
-    done = await conn.fetchval(
-        "UPDATE episodes SET semantic_status = 'failed',"
-        " semantic_retry_count = semantic_retry_count + 1, semantic_last_error = $5,"
-        f" claimed_at = NULL, updated_at = now() WHERE {EPISODE_KEY}"
-        " AND semantic_status = 'processing' AND claim_token = $4 RETURNING true",
-        dataset, project_id, episode_id, claim_token, error[:2000],
+    extraction and end the claim. Under ``max_retries`` the episode is queued again, first
+    in its tenant's line (its arrival place), so it runs again before the tenant's later
+    episodes; at the cap it ends ``failed`` and the tenant goes on. Returns the retries
+    used; None when the claim is no longer that one (taken over, already ended)."""
+    used: int | None = await conn.fetchval(
+        "UPDATE episodes SET semantic_retry_count = semantic_retry_count + 1,"
+        " semantic_last_error = $5, claimed_at = NULL, updated_at = now(),"
+        " semantic_status = CASE WHEN semantic_retry_count + 1 >= $6"
+        "   THEN 'failed' ELSE 'queued' END"
+        f" WHERE {EPISODE_KEY} AND semantic_status = 'processing' AND claim_token = $4"
+        " RETURNING semantic_retry_count",
+        dataset, project_id, episode_id, claim_token, error[:2000], max_retries,
     )  # fmt: skip
-    return bool(done)
+    return used
 
 
 async def claim_of_record(

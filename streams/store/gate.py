@@ -158,13 +158,14 @@ async def mark_semantic_done(
     """The writer, inside its transaction: the episode's facts are committed; this also
     opens the per-tenant gate (the writer then wakes :func:`next_to_release`).
 
-    With ``claim_token`` (what the judged record carries) only that claim is ended: the
-    late output of a claim that went stale and was taken over must not open the gate while
-    the new claim is still in flight (its facts still land; the new claim's are then
-    dropped as duplicates). A claim released after a dead letter (``failed``) whose record
-    was redriven and written ends ``done``. A newer version of the episode that arrived
-    while it was in flight (a later completed_at) is queued again. ``record`` puts another
-    write in the same statement (streams/store/statements.py: the writer's drops)."""
+    With ``claim_token`` (what the judged record carries) only that claim is ended: the late
+    output of a claim that went stale and was taken over must not open the gate while the
+    new claim is still in flight (its facts still land; the new claim's are then dropped
+    as duplicates). A claim released after a dead letter at the retry cap (``failed``)
+    whose record was redriven and written ends ``done``. A newer version of the episode
+    that arrived while it was in flight (a later completed_at) is queued again. ``record``
+    puts another write in the same statement (streams/store/statements.py: the writer's
+    drops)."""
     query, args = _SEMANTIC_DONE, [dataset, project_id, episode_id, claim_token]
     if record is not None:
         query, args = record(query, args)

@@ -174,11 +174,12 @@ async def test_dlq_redrive_brings_a_fixed_record_through(
 ) -> None:
     """The embedding provider is down for one episode longer than its own retries: the
     resolve stage dead-letters the episode's extracted graph (a model error is not retried
-    in place). The dead letter releases the episode's claim, so the same tenant's next
-    episode goes through at once instead of waiting out the claim timeout, and the first
-    one is `failed` with the reason. Once the provider is back, `factstream dlq redrive
-    resolve` sends the record to facts.extracted again, and the episode goes through to
-    the table. Meanwhile another tenant's episode is not held up either."""
+    in place by the runtime). The dead letter releases the episode's claim and the episode
+    runs again in its place, up to `max_retries`; then it is `failed` with the reason and
+    the same tenant's next episode goes through at once instead of waiting out the claim
+    timeout. Once the provider is back, `factstream dlq redrive resolve` sends the records
+    to facts.extracted again, and the episode goes through to the table. Meanwhile another
+    tenant's episode is not held up either."""
     settings = await pipeline_settings(kafka_bootstrap, database_url)
     book = ScriptBook(settings.embedding_dim)
     tenant, bystander = (f"dlq-{uuid.uuid4().hex[:8]}", "p1"), (f"ok-{uuid.uuid4().hex[:8]}", "p1")
@@ -203,10 +204,12 @@ async def test_dlq_redrive_brings_a_fixed_record_through(
     try:
         async with pipeline:
             await pipeline.publish(stuck, behind, other)
-            (letter,) = await wait_for_dead_letters(settings, "resolve", key)
-            assert letter.reason.startswith("handler_error: ModelCallFailed")
-            assert "503" in letter.reason
             await pipeline.wait_done([other, behind])  # neither waits for the claim timeout
+            letters = await wait_for_dead_letters(settings, "resolve", key)
+            assert len(letters) == settings.max_retries  # one per run of the episode
+            for letter in letters:
+                assert letter.reason.startswith("handler_error: ModelCallFailed")
+                assert "503" in letter.reason
             ledger = await pipeline.pool.fetchrow(
                 "SELECT status, semantic_status, semantic_last_error FROM episodes"
                 " WHERE dataset = $1 AND episode_id = 'ep-1'", tenant[0]
@@ -222,7 +225,7 @@ async def test_dlq_redrive_brings_a_fixed_record_through(
                 CliRunner().invoke, app, ["dlq", "redrive", "resolve", "--tenant", key], env=env
             )
             assert redriven.exit_code == 0, redriven.output
-            assert "redrove 1 dead letter(s) of resolve" in redriven.output
+            assert f"redrove {settings.max_retries} dead letter(s) of resolve" in redriven.output
             await pipeline.wait_done([stuck])
             assert await fact_table(pipeline.pool, *tenant) == [
                 Row("user", "lives in", "berlin", "ep-2"),
