@@ -5,16 +5,18 @@ episodes.completed → facts.extracted. Per record: park the episode in its tena
 its episodes is in flight (``claim_next``, the per-tenant gate): load what the tenant
 already holds, ONE extractor call over the raw messages of the window, store the call
 trace, apply the claim guards and the quote check, and publish the guarded graph (the
-user's world is decided by the resolve stage, on resolved names). The started episode may be
-another one than the record's (an older one of the same tenant), and a record whose
-episode must wait publishes nothing: the handler never waits at the gate, so other
-tenants' records and offsets are never held behind a tenant's burst. An episode that
-is skipped (empty window) or fails ends at once and the next queued one starts in the
-same call. A started episode stays ``processing`` until the writer marks it done; the
-writer then wakes the tenant's next queued episode (a copy on episodes.completed). A copy
-that carries a *release* (streams/stages/release.py: one of the episode's records was
-dead-lettered on the way) first ends that claim as a failed extraction: under the retry
-cap the episode is queued again in its place and started again here, at the cap it ends.
+user's world is decided by the resolve stage, on resolved names). The started episode
+may be another one than the record's (an older one of the same tenant), and a record
+whose episode must wait publishes nothing: the handler never waits at the gate, so other
+tenants' records and offsets are never held behind a tenant's burst. An episode that is
+skipped (empty window) or whose model call fails past its retry cap ends at once and the
+next queued one starts in the same call; any other error dead-letters the record, whose
+release (below) runs the episode again in its place. A started episode stays
+``processing`` until the writer marks it done; the writer then wakes the tenant's next
+queued episode (a copy on episodes.completed). A copy that carries a *release*
+(streams/stages/release.py: one of the episode's records was dead-lettered on the way)
+first ends that claim as a failed extraction: under the retry cap the episode is queued
+again in its place and started again here, at the cap it ends.
 """
 
 from __future__ import annotations
@@ -104,7 +106,8 @@ class ExtractStage(PipelineStage[EpisodeCompleted]):
     async def on_dead_letter(
         self, event: EpisodeCompleted, ctx: RecordContext, reason: str, error: str
     ) -> Sequence[Routed]:
-        """This record's output was refused (too large): release the claim it took."""
+        """This record failed for good (an error past the runtime's retries) or its output
+        was refused (too large): release the claim it took, as the later stages do."""
         async with self.deps.pool.acquire() as conn:
             found = await claims.claim_of_record(
                 conn, event.dataset, event.project_id, self.deps.worker_id, _record(ctx)
@@ -167,9 +170,8 @@ class ExtractStage(PipelineStage[EpisodeCompleted]):
             if is_transient(exc) and not ctx.final_attempt:
                 # The runtime retries this record, whose claim_next takes it again first.
                 await _best_effort(self._release(claimed), "release the claim")
-            else:
-                # The runtime dead-letters the record next: count it, open the gate.
-                await _best_effort(self._fail(claimed, repr(exc)), "mark the failure")
+            # Else the runtime dead-letters the record next, and on_dead_letter releases
+            # the claim with it: under the retry cap the episode runs again in its place.
             raise
 
     async def _call_model(
@@ -205,10 +207,6 @@ class ExtractStage(PipelineStage[EpisodeCompleted]):
     async def _release(self, event: EpisodeCompleted) -> None:
         async with self.deps.pool.acquire() as conn:
             await gate.release_claim(conn, event, self.deps.worker_id)
-
-    async def _fail(self, event: EpisodeCompleted, error: str) -> None:
-        async with self.deps.pool.acquire() as conn:
-            await gate.mark_semantic_failed(conn, event, self.deps.worker_id, error)
 
     async def _extract(
         self, event: EpisodeCompleted, token: str, scope: CallScope

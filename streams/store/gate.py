@@ -98,23 +98,6 @@ async def mark_semantic_skipped(
     )  # fmt: skip
 
 
-async def mark_semantic_failed(
-    conn: Any, event: EpisodeCompleted, worker_id: str, error: str
-) -> bool:
-    """Count a failed extraction; False when this worker no longer holds the claim (the
-    sweep reset it, another worker took it) and so must not overwrite the row."""
-    done = await conn.fetchval(
-        "UPDATE episodes SET semantic_status = 'failed',"
-        " semantic_retry_count = semantic_retry_count + 1, semantic_last_error = $6,"
-        f" claimed_at = NULL, updated_at = now() WHERE {EPISODE_KEY}"
-        " AND semantic_status = 'processing' AND claimed_by = $4 AND claim_event_id = $5"
-        " RETURNING true",
-        event.dataset, event.project_id, event.episode_id, worker_id, event.event_id,
-        error[:2000],
-    )  # fmt: skip
-    return bool(done)
-
-
 async def count_extraction_failure(
     conn: Any, event: EpisodeCompleted, worker_id: str, error: str, max_retries: int
 ) -> int | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from dataclasses import replace
 from typing import Any
 
@@ -12,7 +13,13 @@ from pydantic import BaseModel
 from streams.domain.graph import RawClaim, RawGraph
 from streams.errors import TransientError
 from streams.model.ports import ExtractInput
+from streams.runtime.config import WorkerConfig
+from streams.runtime.dlq import error_headers
+from streams.runtime.metrics import WorkerMetrics
+from streams.runtime.processor import RecordProcessor
+from streams.runtime.records import Record
 from streams.stages.extract import create_stage
+from streams.stages.release import CLAIM_HEADER
 from streams.store.episodes import enqueue_episode
 from streams.store.gate import claim_next, mark_semantic_done, next_to_release
 from tests.support.episodes import episode, make_deps, new_tenant
@@ -197,18 +204,45 @@ async def test_a_transient_error_hands_the_claim_back_until_the_last_attempt(
     with pytest.raises(TransientError):
         # The runtime says which attempt is the last (attempts and time budget spent).
         await stage.handle(ev, replace(CTX, attempt=3, final_attempt=True))
-    row = await ledger(pool, ev)  # dead-lettered next: counted, and the gate is open
-    assert row["semantic_status"] == "failed" and row["semantic_retry_count"] == 1
-    assert "connection reset" in row["semantic_last_error"]
+    # Dead-lettered next: the claim is held for the dead letter's release (which counts
+    # it and runs the episode again in its place), not opened for the tenant's next one.
+    assert (await ledger(pool, ev))["semantic_status"] == "processing"
+    [release] = await stage.on_dead_letter(ev, CTX, "handler_error", "connection reset")
+    assert release.event == ev and dict(release.headers)[CLAIM_HEADER]
 
 
-async def test_a_bug_after_the_claim_is_counted_as_a_failure(pool: Any) -> None:
-    stage = create_stage(make_deps(pool, extract=lambda _: "not a graph"))
-    ev = episode(new_tenant())
-    with pytest.raises(AttributeError):
-        await stage.handle(ev, CTX)
+async def test_a_bug_after_the_claim_is_retried_in_its_place_then_fails(pool: Any) -> None:
+    deps = make_deps(pool, extract=lambda _: "not a graph", **FAST_RETRIES)
+    extractor = RecordProcessor(
+        create_stage(deps),
+        WorkerConfig(stage="extract", group="g-extract", dlq_topic="dlq.extract"),
+        WorkerMetrics("extract-bug"),
+    )
+    tenant = new_tenant()
+    ev, later = episode(tenant), episode(tenant)
+    topic = deps.settings.topic("episodes.completed")
+    outs = await extractor(Record(topic, 0, 1, ev.tenant.encode(), ev.model_dump_json().encode()))
+    async with pool.acquire() as conn:
+        await enqueue_episode(conn, later)
+    for offset in range(2, 2 + deps.settings.max_retries):
+        [dead] = [o for o in outs if o.topic == "dlq.extract"]
+        assert error_headers(dead.headers)["x-reason"] == "handler_error"
+        [release] = [o for o in outs if o.topic == topic]
+        assert json.loads(release.value)["episode_id"] == ev.episode_id
+        outs = await extractor(Record(topic, 0, offset, release.key, release.value,
+                                      release.headers))  # fmt: skip
+        if offset < 1 + deps.settings.max_retries:
+            row = await ledger(pool, ev)  # retried in place, before the later episode
+            assert row["semantic_status"] == "processing", row
+            assert (await ledger(pool, later))["semantic_status"] == "queued"
     row = await ledger(pool, ev)
-    assert row["semantic_status"] == "failed" and row["semantic_retry_count"] == 1
+    assert (row["semantic_status"], row["semantic_retry_count"]) == (
+        "failed", deps.settings.max_retries
+    )  # fmt: skip
+    assert "AttributeError" in row["semantic_last_error"]
+    # At the cap the tenant goes on: the later episode was started (and hit the same bug).
+    assert len(deps.models.extractor.requests) == deps.settings.max_retries + 1
+    assert deps.models.extractor.requests[-1].scope.episode_id == later.episode_id
 
 
 async def test_a_record_redelivered_after_a_crash_takes_its_claim_back(pool: Any) -> None:

@@ -144,7 +144,7 @@ async def test_a_failed_episode_is_queued_again_and_keeps_its_place(ledger_pool:
     await enqueue(ledger_pool, failing)
     assert await claim(ledger_pool, tenant) == failing.episode_id
     async with ledger_pool.acquire() as conn:
-        assert await gate.mark_semantic_failed(conn, failing, "w1", "503")
+        assert await gate.count_extraction_failure(conn, failing, "w1", "503", max_retries=1)
     await enqueue(ledger_pool, later)
     assert await enqueue(ledger_pool, failing) == ["queued"]  # the sweep republished it
     assert await claim(ledger_pool, tenant) == failing.episode_id  # arrived first
@@ -164,7 +164,8 @@ async def test_a_failed_episode_at_the_cap_stays_failed_unless_reprocess(
             assert (await episodes.enqueue_episode(conn, ev, max_retries=3)).status == "queued"
         assert await claim(ledger_pool, tenant) == ev.episode_id
         async with ledger_pool.acquire() as conn:
-            assert await gate.mark_semantic_failed(conn, ev, "w1", f"503 #{attempt}")
+            failed = await gate.count_extraction_failure(conn, ev, "w1", "503", max_retries=1)
+            assert failed == attempt
     async with ledger_pool.acquire() as conn:
         assert (await episodes.enqueue_episode(conn, ev, max_retries=3)).status == "failed"
         again = ev.model_copy(update={"reprocess": True})
@@ -246,8 +247,8 @@ async def test_a_worker_that_lost_its_claim_does_not_count_a_failure(ledger_pool
     await set_cols(ledger_pool, ev, STALE)
     assert await claim(ledger_pool, tenant, "w2") == ev.episode_id  # 1 retry: taken over
     async with ledger_pool.acquire() as conn:
-        assert not await gate.mark_semantic_failed(conn, ev, "w1", "late failure")
-        assert await gate.mark_semantic_failed(conn, ev, "w2", "boom")
+        assert await gate.count_extraction_failure(conn, ev, "w1", "late", max_retries=1) is None
+        assert await gate.count_extraction_failure(conn, ev, "w2", "boom", max_retries=1) == 2
     r = await row(ledger_pool, ev)
     assert (r["semantic_status"], r["semantic_retry_count"], r["semantic_last_error"]) == (
         "failed", 2, "boom",
