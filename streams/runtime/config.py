@@ -123,8 +123,11 @@ def consumer_conf(cfg: WorkerConfig) -> dict[str, Any]:
             "max.poll.interval.ms": cfg.max_poll_interval_ms,
             "session.timeout.ms": cfg.session_timeout_ms,
             "heartbeat.interval.ms": max(100, min(3000, cfg.session_timeout_ms // 3)),
-            # A resumed partition waits for the fetch in flight; keep that wait short.
-            "fetch.wait.max.ms": 100,
+            # A fetch returns as soon as records come; with none it returns empty after
+            # this, and every empty fetch is a request the broker serves (its CPU, not
+            # ours). A resumed partition can wait up to this for the fetch in flight,
+            # which only happens under backpressure, with records still queued.
+            "fetch.wait.max.ms": 500,
         }
     )
     if cfg.statistics_interval_ms > 0:

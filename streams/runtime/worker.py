@@ -53,6 +53,7 @@ class Worker(RebalanceSide, HealthSide):
         metrics: WorkerMetrics | None = None,
         install_signals: bool = False,
         poll_timeout_s: float = 0.05,
+        idle_poll_timeout_s: float = 0.5,
         max_poll_records: int = 500,
         ready_checks: dict[str, ReadyCheck] | None = None,
     ) -> None:
@@ -72,6 +73,7 @@ class Worker(RebalanceSide, HealthSide):
         )
         self._install_signals = install_signals
         self._poll_timeout_s = poll_timeout_s
+        self._idle_poll_timeout_s = max(poll_timeout_s, idle_poll_timeout_s)
         self._max_poll_records = max_poll_records
         self._ledgers: dict[TP, PartitionLedger] = {}
         self._closing: set[TP] = set()
@@ -190,7 +192,7 @@ class Worker(RebalanceSide, HealthSide):
             pause = self._want_pause()
             room = max(1, min(self._max_poll_records, cap - self._dispatcher.queued))
             batch: tuple[list[Record], dict[TP, int]] = await self._call(
-                self._io.poll_batch, pause, room, self._poll_timeout_s
+                self._io.poll_batch, pause, room, self._poll_wait(pause)
             )
             self._last_poll = time.monotonic()
             if not self._stop.is_set():  # a stopping worker drops what it polled: no advance
@@ -199,6 +201,18 @@ class Worker(RebalanceSide, HealthSide):
                     self._accept(rec)
                 self._advance(positions)
             self.metrics.in_flight.set(self._dispatcher.queued)
+
+    def _poll_wait(self, pause: bool) -> float:
+        """How long one poll may block. A poll returns as soon as a record comes, so the
+        timeout only sets how soon the loop looks again without one: soon while paused
+        (to resume), or in a sink with work not yet committed (its commit runs on the
+        poll thread, after the poll); otherwise seldom, since every idle wake-up of the
+        loop costs CPU."""
+        if pause or (
+            not self.transactional and (self._dispatcher.queued or self._finished.is_set())
+        ):
+            return self._poll_timeout_s
+        return self._idle_poll_timeout_s
 
     def _advance(self, positions: dict[TP, int]) -> None:
         """Positions read after the records just accepted (see ``PartitionLedger``)."""
@@ -267,11 +281,13 @@ class Worker(RebalanceSide, HealthSide):
         after the previous commit ended: a quiet stage hands a record on at once instead
         of holding it for up to an interval at every hop, a busy one still batches an
         interval's worth of records into a transaction. Without a finished record it
-        looks every interval anyway."""
+        looks every idle poll timeout anyway: a position that moved past a commit marker
+        is committed then (lag 0 at rest), and the producer's callbacks are served."""
         interval = self.cfg.commit_interval_s
+        idle_look = max(interval, self._idle_poll_timeout_s)
         while True:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._finished.wait(), timeout=interval)
+                await asyncio.wait_for(self._finished.wait(), timeout=idle_look)
             rest = self._last_commit_end + interval - time.monotonic()
             if rest > 0:
                 await asyncio.sleep(rest)
