@@ -4,7 +4,8 @@ The asyncio loop owns the stage, the lanes (``dispatch``) and the ledgers; the K
 clients live on two threads of their own (``kafka_io``: one polls, one commits). Records
 are tracked per partition from the moment they are consumed; a periodic committer takes
 each partition's contiguous finished prefix and commits it (with its held outputs) once a
-record finished, at most once per ``commit_interval_s``.
+record finished, at most once per ``commit_interval_s`` (half of it when nothing else is in
+flight, see ``_hold_for_more``).
 
 Shutdown (SIGTERM/SIGINT or ``stop()``): fetching pauses, in-flight records get
 ``shutdown_deadline_s`` to finish, a final commit runs, then the consumer closes (and
@@ -79,6 +80,7 @@ class Worker(RebalanceSide, HealthSide):
         self._closing: set[TP] = set()
         self._stop = asyncio.Event()
         self._finished = asyncio.Event()  # a record finished since the last commit
+        self._drained = asyncio.Event()  # every record taken in has finished
         self._last_commit_end = 0.0
         self._force = False
         self._polling = True
@@ -250,6 +252,8 @@ class Worker(RebalanceSide, HealthSide):
         if led is not None and led.epoch == rec.epoch:
             led.finish(rec.offset, outs)
             self._finished.set()
+        if not self._dispatcher.queued:
+            self._drained.set()
         self.metrics.in_flight.set(self._dispatcher.queued)
 
     def _crash(self, exc: BaseException) -> None:
@@ -288,12 +292,27 @@ class Worker(RebalanceSide, HealthSide):
         while True:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._finished.wait(), timeout=idle_look)
-            rest = self._last_commit_end + interval - time.monotonic()
-            if rest > 0:
-                await asyncio.sleep(rest)
+            await self._hold_for_more(interval)
             self._finished.clear()
             await self._commit_once()
             self._last_commit_end = time.monotonic()
+
+    async def _hold_for_more(self, interval: float) -> None:
+        """Wait out the commit interval since the last commit ended, so that records
+        finishing meanwhile share the transaction. A Kafka-to-Kafka worker stops waiting
+        once half of it has passed and no record is in flight: nothing would join, and the
+        next stage gets the records sooner. A sink's commit is not on the records' path."""
+        until = self._last_commit_end + interval
+        earliest = self._last_commit_end + interval / 2
+        while (now := time.monotonic()) < until:
+            if not self.transactional or now < earliest:
+                await asyncio.sleep((until if not self.transactional else earliest) - now)
+                continue
+            if not self._dispatcher.queued:
+                return
+            self._drained.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._drained.wait(), timeout=until - now)
 
     async def _commit_once(self, final: bool = False) -> None:
         assert self._io is not None

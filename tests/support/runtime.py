@@ -84,6 +84,7 @@ class Out:
     key: bytes | None
     value: bytes | None
     headers: dict[str, bytes]
+    timestamp_ms: int = 0  # the broker's CreateTime: when the producer sent it
 
     def json(self) -> Any:
         return json.loads(self.value or b"null")
@@ -117,6 +118,7 @@ def read_to_end(bootstrap: str, topics: Sequence[str], timeout: float = 60.0) ->
                             m.key(),
                             m.value(),
                             {k: v for k, v in (m.headers() or [])},
+                            m.timestamp()[1],
                         )
                     )
             if msgs:
