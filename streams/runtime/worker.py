@@ -2,10 +2,9 @@
 
 The asyncio loop owns the stage, the lanes (``dispatch``) and the ledgers; the Kafka
 clients live on two threads of their own (``kafka_io``: one polls, one commits). Records
-are tracked per partition from the moment they are consumed; a periodic committer takes
-each partition's contiguous finished prefix and commits it (with its held outputs) once a
-record finished, at most once per ``commit_interval_s`` (half of it when nothing else is in
-flight, see ``_hold_for_more``).
+are tracked per partition from the moment they are consumed; the committer takes each
+partition's contiguous finished prefix and commits it with its held outputs (when:
+``cadence``).
 
 Shutdown (SIGTERM/SIGINT or ``stop()``): fetching pauses, in-flight records get
 ``shutdown_deadline_s`` to finish, a final commit runs, then the consumer closes (and
@@ -20,7 +19,6 @@ entry point adds, e.g. Postgres).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import functools
 import logging
@@ -29,6 +27,7 @@ import time
 from typing import Any
 
 from streams.backoff import Backoff
+from streams.runtime.cadence import Cadence
 from streams.runtime.config import WorkerConfig
 from streams.runtime.dispatch import KeyedDispatcher
 from streams.runtime.health import HealthSide, Readiness, ReadyCheck, kafka_check
@@ -73,15 +72,15 @@ class Worker(RebalanceSide, HealthSide):
             crashed=self._crash,
         )
         self._install_signals = install_signals
-        self._poll_timeout_s = poll_timeout_s
-        self._idle_poll_timeout_s = max(poll_timeout_s, idle_poll_timeout_s)
+        self._cadence = Cadence(
+            transactional=self.transactional, commit_interval_s=cfg.commit_interval_s,
+            poll_timeout_s=poll_timeout_s, idle_poll_timeout_s=idle_poll_timeout_s,
+            in_flight=lambda: self._dispatcher.queued,
+        )  # fmt: skip
         self._max_poll_records = max_poll_records
         self._ledgers: dict[TP, PartitionLedger] = {}
         self._closing: set[TP] = set()
         self._stop = asyncio.Event()
-        self._finished = asyncio.Event()  # a record finished since the last commit
-        self._drained = asyncio.Event()  # every record taken in has finished
-        self._last_commit_end = 0.0
         self._force = False
         self._polling = True
         self._paused = False
@@ -171,17 +170,14 @@ class Worker(RebalanceSide, HealthSide):
                 loop.remove_signal_handler(sig)
 
     # --- loop side ---------------------------------------------------------------------
-    async def _call(self, fn: Any, *args: Any) -> Any:
-        """``fn`` on the Kafka poll thread."""
+    async def _call(self, fn: Any, *args: Any, commit: bool = False) -> Any:
+        """``fn`` on the Kafka poll thread, or with ``commit`` on the commit thread."""
         assert self._loop is not None and self._io is not None
-        return await self._loop.run_in_executor(self._io.executor, functools.partial(fn, *args))
+        executor = self._io.commit_executor if commit else self._io.executor
+        return await self._loop.run_in_executor(executor, functools.partial(fn, *args))
 
     async def _call_commit(self, fn: Any, *args: Any) -> Any:
-        """``fn`` on the Kafka commit thread."""
-        assert self._loop is not None and self._io is not None
-        return await self._loop.run_in_executor(
-            self._io.commit_executor, functools.partial(fn, *args)
-        )
+        return await self._call(fn, *args, commit=True)
 
     def _fields(self, **more: Any) -> dict[str, Any]:
         return {"stage": self.cfg.stage, "group": self.cfg.group, **more}
@@ -194,7 +190,7 @@ class Worker(RebalanceSide, HealthSide):
             pause = self._want_pause()
             room = max(1, min(self._max_poll_records, cap - self._dispatcher.queued))
             batch: tuple[list[Record], dict[TP, int]] = await self._call(
-                self._io.poll_batch, pause, room, self._poll_wait(pause)
+                self._io.poll_batch, pause, room, self._cadence.poll_wait(pause)
             )
             self._last_poll = time.monotonic()
             if not self._stop.is_set():  # a stopping worker drops what it polled: no advance
@@ -203,18 +199,6 @@ class Worker(RebalanceSide, HealthSide):
                     self._accept(rec)
                 self._advance(positions)
             self.metrics.in_flight.set(self._dispatcher.queued)
-
-    def _poll_wait(self, pause: bool) -> float:
-        """How long one poll may block. A poll returns as soon as a record comes, so the
-        timeout only sets how soon the loop looks again without one: soon while paused
-        (to resume), or in a sink with work not yet committed (its commit runs on the
-        poll thread, after the poll); otherwise seldom, since every idle wake-up of the
-        loop costs CPU."""
-        if pause or (
-            not self.transactional and (self._dispatcher.queued or self._finished.is_set())
-        ):
-            return self._poll_timeout_s
-        return self._idle_poll_timeout_s
 
     def _advance(self, positions: dict[TP, int]) -> None:
         """Positions read after the records just accepted (see ``PartitionLedger``)."""
@@ -249,11 +233,10 @@ class Worker(RebalanceSide, HealthSide):
 
     def _on_done(self, rec: Record, outs: tuple[OutRecord, ...]) -> None:
         led = self._ledgers.get(rec.tp)
-        if led is not None and led.epoch == rec.epoch:
+        ours = led is not None and led.epoch == rec.epoch  # not revoked meanwhile
+        if led is not None and ours:
             led.finish(rec.offset, outs)
-            self._finished.set()
-        if not self._dispatcher.queued:
-            self._drained.set()
+        self._cadence.record_done(ours=ours)
         self.metrics.in_flight.set(self._dispatcher.queued)
 
     def _crash(self, exc: BaseException) -> None:
@@ -281,38 +264,10 @@ class Worker(RebalanceSide, HealthSide):
             )
 
     async def _commit_loop(self) -> None:
-        """Commit as soon as a record finishes, but at most once per commit interval
-        after the previous commit ended: a quiet stage hands a record on at once instead
-        of holding it for up to an interval at every hop, a busy one still batches an
-        interval's worth of records into a transaction. Without a finished record it
-        looks every idle poll timeout anyway: a position that moved past a commit marker
-        is committed then (lag 0 at rest), and the producer's callbacks are served."""
-        interval = self.cfg.commit_interval_s
-        idle_look = max(interval, self._idle_poll_timeout_s)
         while True:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._finished.wait(), timeout=idle_look)
-            await self._hold_for_more(interval)
-            self._finished.clear()
+            await self._cadence.next_commit()
             await self._commit_once()
-            self._last_commit_end = time.monotonic()
-
-    async def _hold_for_more(self, interval: float) -> None:
-        """Wait out the commit interval since the last commit ended, so that records
-        finishing meanwhile share the transaction. A Kafka-to-Kafka worker stops waiting
-        once half of it has passed and no record is in flight: nothing would join, and the
-        next stage gets the records sooner. A sink's commit is not on the records' path."""
-        until = self._last_commit_end + interval
-        earliest = self._last_commit_end + interval / 2
-        while (now := time.monotonic()) < until:
-            if not self.transactional or now < earliest:
-                await asyncio.sleep((until if not self.transactional else earliest) - now)
-                continue
-            if not self._dispatcher.queued:
-                return
-            self._drained.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._drained.wait(), timeout=until - now)
+            self._cadence.committed()
 
     async def _commit_once(self, final: bool = False) -> None:
         assert self._io is not None

@@ -1,0 +1,88 @@
+"""When a worker's two loops wake: how long a poll blocks, and when the next commit goes.
+
+A commit goes once a record has finished, at most once per commit interval after the
+previous commit ended: a quiet stage hands a record on at once instead of holding it for
+up to an interval at every hop, a busy one still batches an interval's worth of records
+into a transaction. A Kafka-to-Kafka worker stops waiting once half the interval has
+passed and no record is in flight: nothing would join, and the next stage gets the
+records sooner (a sink's commit is not on the records' path). Without a finished record
+the committer looks every idle poll timeout anyway: a position that moved past a commit
+marker is committed then (lag 0 at rest), and the producer's callbacks are served.
+
+A poll returns as soon as a record comes, so its timeout only sets how soon the loop
+looks again without one: soon while paused (to resume), or in a sink with work not yet
+committed (its commit runs on the poll thread, after the poll); otherwise seldom, since
+every idle wake-up of the loop is a round trip through a thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Callable
+
+
+class Cadence:
+    def __init__(
+        self,
+        *,
+        transactional: bool,
+        commit_interval_s: float,
+        poll_timeout_s: float,
+        idle_poll_timeout_s: float,
+        in_flight: Callable[[], int],
+    ) -> None:
+        self._transactional = transactional
+        self._interval = commit_interval_s
+        self._poll_timeout_s = poll_timeout_s
+        self._idle_s = max(poll_timeout_s, idle_poll_timeout_s)
+        self._in_flight = in_flight  # records taken in and not finished
+        self._finished = asyncio.Event()  # a record finished since the last commit
+        self._drained = asyncio.Event()  # every record taken in has finished
+        self._last_commit_end = 0.0
+
+    def record_done(self, *, ours: bool) -> None:
+        """A record finished (``ours``: its partition is still this worker's)."""
+        if ours:
+            self._finished.set()
+        if not self._in_flight():
+            self._drained.set()
+
+    def poll_wait(self, pause: bool) -> float:
+        if pause or (not self._transactional and (self._in_flight() or self._finished.is_set())):
+            return self._poll_timeout_s
+        return self._idle_s
+
+    async def next_commit(self) -> None:
+        """Return when the next commit is due."""
+        await _wait(self._finished, max(self._interval, self._idle_s))
+        await self._hold_for_more()
+        self._finished.clear()
+
+    def committed(self) -> None:
+        self._last_commit_end = time.monotonic()
+
+    async def _hold_for_more(self) -> None:
+        """Wait out the interval since the last commit ended, so that records finishing
+        meanwhile share the transaction; from half of it on, a Kafka-to-Kafka worker
+        stops waiting as soon as nothing is in flight."""
+        until = self._last_commit_end + self._interval
+        earliest = self._last_commit_end + self._interval / 2
+        while (now := time.monotonic()) < until:
+            if not self._transactional or now < earliest:
+                await asyncio.sleep((until if not self._transactional else earliest) - now)
+                continue
+            if not self._in_flight():
+                return
+            self._drained.clear()
+            await _wait(self._drained, until - now)
+
+
+async def _wait(event: asyncio.Event, timeout: float) -> None:
+    """``event.wait()`` for at most ``timeout`` seconds. Not ``asyncio.wait_for``: on
+    Python 3.11 it swallows a cancellation that comes as the event is set, and a stopping
+    worker's committer would then never stop."""
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(timeout):
+            await event.wait()
