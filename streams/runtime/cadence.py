@@ -69,9 +69,12 @@ class Cadence:
         stops waiting as soon as nothing is in flight."""
         until = self._last_commit_end + self._interval
         earliest = self._last_commit_end + self._interval / 2
+        if not self._transactional:
+            await asyncio.sleep(max(0.0, until - time.monotonic()))
+            return
         while (now := time.monotonic()) < until:
-            if not self._transactional or now < earliest:
-                await asyncio.sleep((until if not self._transactional else earliest) - now)
+            if now < earliest:
+                await asyncio.sleep(earliest - now)
                 continue
             if not self._in_flight():
                 return
