@@ -40,7 +40,6 @@ def run_env(profile: Profile, settings: Settings, url: str, fault_rate: float,
         FACTSTREAM_LLM_TIMEOUT_S=profile.llm_timeout_s,
         FACTSTREAM_LLM_BACKOFF_BASE_S=0.1,
         FACTSTREAM_LLM_BACKOFF_MAX_S=1.0,
-        FACTSTREAM_COMMIT_INTERVAL_MS=100,
         # Below the drill's own liveness probe (~55 s without a poll), so a hung
         # send_offsets_to_transaction is ended by the worker's watchdog, which names the call.
         FACTSTREAM_KAFKA_TXN_WATCHDOG_S=40,

@@ -13,7 +13,7 @@ How a record flows (``worker.Worker``):
 3. ``processor`` decodes (size, UTF-8, JSON, schema: poison -> dead letter at once),
    calls the stage, retries transient errors with full-jitter backoff, and turns the
    result into output records — or into one dead letter (``dlq`` lists its headers).
-4. Outputs are HELD in the ledger. Every ``commit_interval`` the committer takes each
+4. Outputs are HELD in the ledger. When a commit is due (``cadence``) the committer takes each
    partition's contiguous finished prefix and, in Kafka-to-Kafka mode, commits it in one
    transaction (up to the consumer's position once nothing of the partition is in flight,
    so the upstream commit marker is stepped over and a drained group shows lag 0):

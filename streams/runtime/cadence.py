@@ -1,13 +1,16 @@
 """When a worker's two loops wake: how long a poll blocks, and when the next commit goes.
 
 A commit goes once a record has finished, at most once per commit interval after the
-previous commit ended: a quiet stage hands a record on at once instead of holding it for
-up to an interval at every hop, a busy one still batches an interval's worth of records
-into a transaction. A Kafka-to-Kafka worker stops waiting once half the interval has
-passed and no record is in flight: nothing would join, and the next stage gets the
-records sooner (a sink's commit is not on the records' path). Without a finished record
-the committer looks every idle poll timeout anyway: a position that moved past a commit
-marker is committed then (lag 0 at rest), and the producer's callbacks are served.
+previous commit ended, so that records finishing meanwhile share the transaction. A
+Kafka-to-Kafka worker's commit is on its records' path, so it holds the transaction only
+while holding pays: once the quiet time has passed since the previous commit, it commits
+as soon as no record is in flight (nothing would join) or none has finished for the quiet
+time (the ones in flight are slow, a model call: the next stage gets the finished ones
+now). A busy stage, whose records keep finishing, fills the whole interval: fewer and
+bigger transactions, each of which costs the broker and the worker a fixed amount. A
+sink's commit is not on the records' path: it waits the interval out. Without a finished
+record the committer looks every idle poll timeout anyway: a position that moved past a
+commit marker is committed then (lag 0 at rest), and the producer's callbacks are served.
 
 A poll returns as soon as a record comes, so its timeout only sets how soon the loop
 looks again without one: soon while paused (to resume), or in a sink with work not yet
@@ -29,21 +32,25 @@ class Cadence:
         *,
         transactional: bool,
         commit_interval_s: float,
+        commit_quiet_s: float,
         poll_timeout_s: float,
         idle_poll_timeout_s: float,
         in_flight: Callable[[], int],
     ) -> None:
         self._transactional = transactional
         self._interval = commit_interval_s
+        self._quiet = min(commit_quiet_s, commit_interval_s)
         self._poll_timeout_s = poll_timeout_s
         self._idle_s = max(poll_timeout_s, idle_poll_timeout_s)
         self._in_flight = in_flight  # records taken in and not finished
         self._finished = asyncio.Event()  # a record finished since the last commit
         self._drained = asyncio.Event()  # every record taken in has finished
         self._last_commit_end = 0.0
+        self._last_finish = 0.0
 
     def record_done(self, *, ours: bool) -> None:
         """A record finished (``ours``: its partition is still this worker's)."""
+        self._last_finish = time.monotonic()
         if ours:
             self._finished.set()
         if not self._in_flight():
@@ -65,21 +72,22 @@ class Cadence:
 
     async def _hold_for_more(self) -> None:
         """Wait out the interval since the last commit ended, so that records finishing
-        meanwhile share the transaction; from half of it on, a Kafka-to-Kafka worker
-        stops waiting as soon as nothing is in flight."""
+        meanwhile share the transaction; from the quiet time on, a Kafka-to-Kafka worker
+        stops waiting once nothing is in flight or nothing has finished for that long."""
         until = self._last_commit_end + self._interval
-        earliest = self._last_commit_end + self._interval / 2
         if not self._transactional:
             await asyncio.sleep(max(0.0, until - time.monotonic()))
             return
+        earliest = self._last_commit_end + self._quiet
         while (now := time.monotonic()) < until:
             if now < earliest:
                 await asyncio.sleep(earliest - now)
                 continue
-            if not self._in_flight():
+            lull_ends = self._last_finish + self._quiet
+            if not self._in_flight() or now >= lull_ends:
                 return
             self._drained.clear()
-            await _wait(self._drained, until - now)
+            await _wait(self._drained, min(until, lull_ends) - now)
 
 
 async def _wait(event: asyncio.Event, timeout: float) -> None:

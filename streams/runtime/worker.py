@@ -74,6 +74,7 @@ class Worker(RebalanceSide, HealthSide):
         self._install_signals = install_signals
         self._cadence = Cadence(
             transactional=self.transactional, commit_interval_s=cfg.commit_interval_s,
+            commit_quiet_s=cfg.commit_quiet_s,
             poll_timeout_s=poll_timeout_s, idle_poll_timeout_s=idle_poll_timeout_s,
             in_flight=lambda: self._dispatcher.queued,
         )  # fmt: skip

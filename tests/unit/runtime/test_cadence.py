@@ -11,10 +11,12 @@ import pytest
 from streams.runtime.cadence import Cadence
 
 
-def _cadence(*, transactional: bool, in_flight: list[int], interval: float = 0.2) -> Cadence:
+def _cadence(
+    *, transactional: bool, in_flight: list[int], interval: float = 0.2, quiet: float = 0.1
+) -> Cadence:
     return Cadence(
-        transactional=transactional, commit_interval_s=interval, poll_timeout_s=0.05,
-        idle_poll_timeout_s=0.5, in_flight=lambda: in_flight[0],
+        transactional=transactional, commit_interval_s=interval, commit_quiet_s=quiet,
+        poll_timeout_s=0.05, idle_poll_timeout_s=0.5, in_flight=lambda: in_flight[0],
     )  # fmt: skip
 
 
@@ -41,19 +43,45 @@ async def test_a_cancel_that_comes_as_a_record_finishes_still_stops_the_committe
         await waiting
 
 
-async def test_a_lone_record_commits_after_half_the_interval_a_busy_stage_waits_it_out() -> None:
-    in_flight = [0]
-    lone = _cadence(transactional=True, in_flight=in_flight, interval=0.4)
+async def _seconds_to_commit(cadence: Cadence) -> float:
+    started = time.monotonic()
+    await cadence.next_commit()
+    return time.monotonic() - started
+
+
+async def test_a_lone_record_commits_after_the_quiet_time() -> None:
+    lone = _cadence(transactional=True, in_flight=[0], interval=0.8, quiet=0.2)
     lone.committed()
     lone.record_done(ours=True)
-    started = time.monotonic()
-    await lone.next_commit()
-    assert 0.15 <= time.monotonic() - started < 0.35
+    assert 0.15 <= await _seconds_to_commit(lone) < 0.45
 
-    in_flight[0] = 1  # another record still running
-    busy = _cadence(transactional=True, in_flight=in_flight, interval=0.4)
+
+async def test_a_slow_record_in_flight_does_not_hold_the_finished_ones() -> None:
+    slow = _cadence(transactional=True, in_flight=[1], interval=0.8, quiet=0.2)
+    slow.committed()
+    slow.record_done(ours=True)  # another record still running, nothing else finishing
+    assert 0.15 <= await _seconds_to_commit(slow) < 0.45
+
+
+async def test_records_that_keep_finishing_hold_the_transaction_to_the_interval() -> None:
+    busy = _cadence(transactional=True, in_flight=[3], interval=0.8, quiet=0.2)
     busy.committed()
     busy.record_done(ours=True)
-    started = time.monotonic()
-    await busy.next_commit()
-    assert time.monotonic() - started >= 0.35
+
+    async def keep_finishing() -> None:
+        while True:
+            await asyncio.sleep(0.05)
+            busy.record_done(ours=True)
+
+    finishing = asyncio.create_task(keep_finishing())
+    try:
+        assert await _seconds_to_commit(busy) >= 0.75
+    finally:
+        finishing.cancel()
+
+
+async def test_a_sink_waits_the_interval_out() -> None:
+    sink = _cadence(transactional=False, in_flight=[0], interval=0.5, quiet=0.1)
+    sink.committed()
+    sink.record_done(ours=True)
+    assert await _seconds_to_commit(sink) >= 0.45
