@@ -68,7 +68,8 @@ async def wait_until_ready(
                     delay = backoff.delay(attempt)
                     log.warning("waiting %.0f s: %s", delay, exc, extra=extra)
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(stop.wait(), delay)
+                    async with asyncio.timeout(delay):
+                        await stop.wait()
                 if stop.is_set():
                     log.info("stopped while waiting", extra=extra)
                     return False

@@ -157,7 +157,11 @@ async def with_retries(
     while True:
         attempt += 1
         try:
-            return await asyncio.wait_for(call(), timeout=policy.timeout_s), attempt
+            # Not asyncio.wait_for: on Python 3.11 it swallows a cancellation that comes
+            # as the call returns, and a stopping worker's lane would then go on.
+            async with asyncio.timeout(policy.timeout_s):
+                result = await call()
+            return result, attempt
         except Exception as exc:
             if on_error is not None:
                 on_error(attempt, exc)

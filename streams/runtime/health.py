@@ -67,7 +67,8 @@ class Readiness:
 
     async def _one(self, name: str, fn: ReadyCheck) -> str | None:
         try:
-            await asyncio.wait_for(fn(), self._timeout_s)
+            async with asyncio.timeout(self._timeout_s):
+                await fn()
         except TimeoutError:
             return f"{name}: no answer within {self._timeout_s:g}s"
         except Exception as exc:

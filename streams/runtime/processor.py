@@ -181,8 +181,9 @@ class RecordProcessor:
         It must not stop the dead letter, so a failing hook is only logged."""
         try:
             error = f"{type(exc).__name__}: {exc}"
-            hook = self._stage.on_dead_letter(event, ctx, reason, error)
-            return self._encode(rec, await asyncio.wait_for(hook, 10))
+            async with asyncio.timeout(10):
+                results = await self._stage.on_dead_letter(event, ctx, reason, error)
+            return self._encode(rec, results)
         except asyncio.CancelledError:
             raise
         except Exception as hook_exc:

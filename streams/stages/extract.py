@@ -262,7 +262,8 @@ class ExtractStage(PipelineStage[EpisodeCompleted]):
 async def _best_effort(work: Awaitable[None], what: str) -> None:
     """Ledger bookkeeping on the way out of a failing handler: never masks the error."""
     try:
-        await asyncio.wait_for(asyncio.shield(work), 5.0)
+        async with asyncio.timeout(5.0):
+            await asyncio.shield(work)
     except Exception as exc:  # the original error is what the caller must see
         log.warning("extract: could not %s: %r", what, exc)
 

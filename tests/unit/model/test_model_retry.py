@@ -182,3 +182,20 @@ async def test_a_provider_chooses_what_retries() -> None:
         call, POLICY, sleep=Sleeps(), retryable=lambda e: isinstance(e, KeyError)
     )
     assert (result, attempts) == ("ok", 2)
+
+
+async def test_a_cancel_that_comes_as_the_reply_arrives_still_cancels() -> None:
+    # A stopping worker cancels its lanes; a model call answering in the same moment
+    # must not swallow that (asyncio.wait_for on Python 3.11 does), or the lane goes on.
+    answered = asyncio.Event()
+
+    async def call() -> str:
+        await answered.wait()
+        return "reply"
+
+    attempt = asyncio.create_task(with_retries(call, POLICY))
+    await asyncio.sleep(0.01)  # the call is waiting for its reply
+    answered.set()
+    attempt.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await attempt
