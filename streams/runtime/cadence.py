@@ -8,7 +8,11 @@ as soon as no record is in flight (nothing would join) or none has finished for 
 time (the ones in flight are slow, a model call: the next stage gets the finished ones
 now). A busy stage, whose records keep finishing, fills the whole interval: fewer and
 bigger transactions, each of which costs the broker and the worker a fixed amount. A
-sink's commit is not on the records' path: it waits the interval out. Without a finished
+sink's commit of offsets is not on the records' path: it waits the interval out, unless
+it holds outputs (dead letters, republished episodes), which go after the quiet time: a
+broker outage that catches them mid-delivery can stall the poll thread past
+max.poll.interval.ms, and the group then hands the records, already delivered, to be
+read and dead-lettered again. Without a finished
 record the committer looks every idle poll timeout anyway: a position that moved past a
 commit marker is committed then (lag 0 at rest), and the producer's callbacks are served.
 
@@ -45,14 +49,18 @@ class Cadence:
         self._in_flight = in_flight  # records taken in and not finished
         self._finished = asyncio.Event()  # a record finished since the last commit
         self._drained = asyncio.Event()  # every record taken in has finished
+        self._outputs = asyncio.Event()  # a finished record left outputs to produce
         self._last_commit_end = 0.0
         self._last_finish = 0.0
 
-    def record_done(self, *, ours: bool) -> None:
-        """A record finished (``ours``: its partition is still this worker's)."""
+    def record_done(self, *, ours: bool, outputs: bool = False) -> None:
+        """A record finished (``ours``: its partition is still this worker's; ``outputs``:
+        it left records to produce)."""
         self._last_finish = time.monotonic()
         if ours:
             self._finished.set()
+            if outputs:
+                self._outputs.set()
         if not self._in_flight():
             self._drained.set()
 
@@ -66,6 +74,7 @@ class Cadence:
         await _wait(self._finished, max(self._interval, self._idle_s))
         await self._hold_for_more()
         self._finished.clear()
+        self._outputs.clear()
 
     def committed(self) -> None:
         self._last_commit_end = time.monotonic()
@@ -73,12 +82,14 @@ class Cadence:
     async def _hold_for_more(self) -> None:
         """Wait out the interval since the last commit ended, so that records finishing
         meanwhile share the transaction; from the quiet time on, a Kafka-to-Kafka worker
-        stops waiting once nothing is in flight or nothing has finished for that long."""
+        stops waiting once nothing is in flight or nothing has finished for that long, and
+        a sink once it holds outputs."""
         until = self._last_commit_end + self._interval
-        if not self._transactional:
-            await asyncio.sleep(max(0.0, until - time.monotonic()))
-            return
         earliest = self._last_commit_end + self._quiet
+        if not self._transactional:
+            await _wait(self._outputs, until - time.monotonic())
+            await asyncio.sleep(max(0.0, min(until, earliest) - time.monotonic()))
+            return
         while (now := time.monotonic()) < until:
             if now < earliest:
                 await asyncio.sleep(earliest - now)

@@ -237,7 +237,7 @@ class Worker(RebalanceSide, HealthSide):
         ours = led is not None and led.epoch == rec.epoch  # not revoked meanwhile
         if led is not None and ours:
             led.finish(rec.offset, outs)
-        self._cadence.record_done(ours=ours)
+        self._cadence.record_done(ours=ours, outputs=bool(outs))
         self.metrics.in_flight.set(self._dispatcher.queued)
 
     def _crash(self, exc: BaseException) -> None:

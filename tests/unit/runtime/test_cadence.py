@@ -80,8 +80,18 @@ async def test_records_that_keep_finishing_hold_the_transaction_to_the_interval(
         finishing.cancel()
 
 
-async def test_a_sink_waits_the_interval_out() -> None:
+async def test_a_sink_waits_the_interval_out_unless_it_holds_outputs() -> None:
     sink = _cadence(transactional=False, in_flight=[0], interval=0.5, quiet=0.1)
     sink.committed()
-    sink.record_done(ours=True)
+    sink.record_done(ours=True)  # only an offset to commit
     assert await _seconds_to_commit(sink) >= 0.45
+
+    sink.committed()
+    sink.record_done(ours=True)
+    later = asyncio.get_running_loop().call_later(
+        0.2, lambda: sink.record_done(ours=True, outputs=True)
+    )  # a dead letter, say: it goes soon
+    try:
+        assert 0.15 <= await _seconds_to_commit(sink) < 0.35
+    finally:
+        later.cancel()
