@@ -116,7 +116,7 @@ class Settings(BaseSettings):
     shutdown_deadline_s: float = Field(default=30.0, gt=0)
     # A busy worker holds a transaction open this long for more records; a Kafka-to-Kafka
     # worker commits from commit_quiet_ms on once none is in flight or none has finished
-    # for that long (streams/runtime/cadence.py).
+    # for that long, a sink once it holds outputs (streams/runtime/cadence.py).
     commit_interval_ms: int = Field(default=400, ge=1)
     commit_quiet_ms: int = Field(default=50, ge=1)
     max_poll_interval_ms: int = Field(default=300_000, ge=1000)
