@@ -121,6 +121,7 @@ class Worker:
             "records": m.get(f"factstream_processing_seconds_count{key}", 0.0),
             "handler_s": m.get(f"factstream_processing_seconds_sum{key}", 0.0),
             "round_trips": m.get(f"factstream_db_round_trips_total{key}", 0.0),
+            "commits": m.get(f"factstream_commits_total{{result=ok,stage={self.stage}}}", 0.0),
         }
         prefix = "factstream_produced_bytes_total{stage=" + self.stage + ",topic="
         for name, value in m.items():

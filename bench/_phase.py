@@ -149,6 +149,7 @@ def summarise(
         if hi > lo:
             steady = (9 * len(finished) // 10 - len(finished) // 10) / (hi - lo)
     whole = len(finished) / (finished[-1] - first_publish) if finished else 0.0
+    span = finished[-1] - first_publish if finished else 0.0
     per_stage = {
         stage: {
             "cpu_ms_per_episode": round(1000 * w["cpu_s"] / n, 2),
@@ -159,6 +160,8 @@ def summarise(
             else None,
             "records": int(w["records"]),
             "round_trips_per_episode": round(w.get("round_trips", 0.0) / n, 2),
+            "commits": int(w.get("commits", 0.0)),
+            "commits_per_s": round(w.get("commits", 0.0) / span, 1) if span else None,
             "bytes_per_episode": {
                 _topic(k): round(v / n, 1) for k, v in w.items() if k.startswith("bytes:") and v
             },

@@ -122,19 +122,19 @@ def _stages(res: dict[str, Any], rss: dict[str, float] | None) -> list[str]:
     rows = [[s, res["stages"][s]["cpu_ms_per_episode"],
              res["stages"][s].get("postgres_cpu_ms_per_episode"),
              res["stages"][s]["handler_ms_mean"], res["stages"][s].get("round_trips_per_episode"),
-             produced(s), (rss or {}).get(s)]
+             res["stages"][s].get("commits_per_s"), produced(s), (rss or {}).get(s)]
             for s in STAGE_ORDER if s in res["stages"]]  # fmt: skip
     cpu = res["cpu_ms_per_episode"]
-    none5 = [None] * 5
+    none6 = [None] * 6
     rows += [["all workers", cpu["workers_total"], None, None,
-              res.get("round_trips_per_episode"),
+              res.get("round_trips_per_episode"), None,
               (res.get("stage_topic_bytes_per_episode") or {}).get("total"), None],
-             ["postgres backends (bench db)", cpu["postgres_backends"], *none5],
-             ["kafka broker (shared)", cpu["kafka_broker_shared"], *none5],
-             ["bench publisher", cpu["bench_publisher"], *none5]]  # fmt: skip
+             ["postgres backends (bench db)", cpu["postgres_backends"], *none6],
+             ["kafka broker (shared)", cpu["kafka_broker_shared"], *none6],
+             ["bench publisher", cpu["bench_publisher"], *none6]]  # fmt: skip
     head = ["stage", "CPU ms / episode", "its Postgres sessions' CPU ms / episode",
-            "handler ms (mean)", "DB round trips / episode", "bytes produced / episode",
-            "peak RSS MB"]  # fmt: skip
+            "handler ms (mean)", "DB round trips / episode", "commits / s",
+            "bytes produced / episode", "peak RSS MB"]  # fmt: skip
     lines = _table(head, rows)
     moved = res.get("stage_topic_bytes_per_episode")
     if moved:

@@ -130,3 +130,17 @@ def test_the_latency_target_reads_the_highest_paced_rate_below_capacity() -> Non
     ]
     old = {"paced": {"rate": 50.0, "latency_s": {"p95": 0.8}}}
     assert [_rung_name(run) for run in _ladder(old)] == ["paced 50/s"]
+
+
+def test_each_stage_reports_its_commits_per_second_over_the_phase() -> None:
+    from bench._phase import summarise
+
+    sent = {("d", f"e{i}"): 100.0 for i in range(4)}
+    done = {("d", f"e{i}"): 100.5 + 0.5 * i for i in range(4)}  # last commit 2 s after publish
+    counters = {"cpu_s": 0.1, "handler_s": 0.2, "records": 4.0, "round_trips": 8.0}
+    workers = {"extract": {**counters, "commits": 10.0}, "write": {**counters, "commits": 3.0}}
+    servers = {"pg_cpu_s": 0.1, "kafka_cpu_s": 0.1, "pg_cpu_s_by_app": {}}
+    got = summarise(4, sent, done, workers, servers, 0.0, (0, 0, 0), (0, 0, 0), {})
+    assert got["stages"]["extract"]["commits"] == 10
+    assert got["stages"]["extract"]["commits_per_s"] == 5.0
+    assert got["stages"]["write"]["commits_per_s"] == 1.5
