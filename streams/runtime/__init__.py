@@ -22,9 +22,9 @@ How a record flows (``worker.Worker``):
    refused by the broker), commit. A failed transaction is aborted and the prefix is
    tried again; a revoked or lost partition is never committed again (assignment
    epochs). Postgres sinks (``output_topic is None``) record the offset in their own
-   DB transaction (``streams.store.consumed_offsets``); the runtime produces their held outputs
-   (dead letters, and ``Routed`` events the handler returned) at least once, flushes,
-   then commits the offsets.
+   DB transaction (``streams.store.consumed_offsets``); the runtime commits their offsets
+   on their own, or, with held outputs (dead letters, ``Routed`` events the handler
+   returned), in one transaction with those outputs, as above.
 5. SIGTERM: pause, drain in-flight up to ``shutdown_deadline_s``, final commit, close.
    Revocation: drain the revoked partitions (bounded), commit them, forget them.
 

@@ -10,11 +10,10 @@ now). A busy stage, whose records keep finishing, fills the whole interval: fewe
 bigger transactions, each of which costs the broker and the worker a fixed amount. A
 sink's commit of offsets is not on the records' path: it waits the interval out, unless
 it holds outputs (dead letters, republished episodes), which go after the quiet time: a
-broker outage that catches them mid-delivery can stall the poll thread past
-max.poll.interval.ms, and the group then hands the records, already delivered, to be read
-and dead-lettered again. Without a finished record the committer looks every idle poll
-timeout anyway: a position that moved past a commit marker is committed then (lag 0 at
-rest), and the producer's callbacks are served.
+republished episode is a tenant's next episode waiting for its turn. Without a finished
+record the committer looks every idle poll timeout anyway: a position that moved past a
+commit marker is committed then (lag 0 at rest), and the producer's callbacks are
+served.
 
 A poll returns as soon as a record comes, so its timeout only sets how soon the loop
 looks again without one: soon while paused (to resume), or in a sink with work not yet

@@ -139,8 +139,9 @@ def consumer_conf(cfg: WorkerConfig) -> dict[str, Any]:
     return conf
 
 
-def producer_conf(cfg: WorkerConfig, transactional: bool) -> dict[str, Any]:
-    """Transactional (Kafka-to-Kafka) or idempotent (sink outputs) producer settings."""
+def producer_conf(cfg: WorkerConfig) -> dict[str, Any]:
+    """The worker's transactional producer. A sink uses it too, for its outputs (dead
+    letters, republished episodes): they commit with its consumed offsets, or not at all."""
     conf: dict[str, Any] = dict(cfg.kafka)
     conf.update(
         {
@@ -150,11 +151,8 @@ def producer_conf(cfg: WorkerConfig, transactional: bool) -> dict[str, Any]:
             "acks": "all",
             "linger.ms": 5,
             "message.max.bytes": producer_max_bytes(cfg.max_record_bytes),
+            "transactional.id": cfg.transactional_id,
+            "transaction.timeout.ms": cfg.transaction_timeout_ms,
         }
     )
-    if transactional:
-        conf["transactional.id"] = cfg.transactional_id
-        conf["transaction.timeout.ms"] = cfg.transaction_timeout_ms
-    else:
-        conf["message.timeout.ms"] = 30_000
     return conf

@@ -1,9 +1,9 @@
 """The producing half of KafkaIO: committing held outputs with their offsets.
 
-Kafka-to-Kafka mode commits one transaction per plan (begin, produce, send the consumed
-offsets, commit) and replaces its producer after an outage; sink mode produces with a
-plain idempotent producer, flushes, then commits offsets. Runs on KafkaIO's commit thread
-(a sink's, whose commit is the consumer's, on its poll thread).
+A commit with outputs is one transaction (begin, produce, send the consumed offsets,
+commit), on a producer replaced after an outage; a sink's commit without outputs is the
+consumer's own offset commit. Runs on KafkaIO's commit thread (a sink's, whose offset
+commit is the consumer's, on its poll thread).
 """
 
 from __future__ import annotations
@@ -51,13 +51,28 @@ class ProducerSide:
     def _producer_conf(self) -> dict[str, Any]:
         raise NotImplementedError
 
+    # Whether the producer has called init_transactions: a Kafka-to-Kafka worker's does at
+    # start; a sink's before its first outputs, so a sink that never holds any needs no
+    # broker for them (nor a transaction coordinator at start).
+    _transactions_ready = False
+
+    def _init_transactions(self) -> None:
+        self._retrying(self.producer.init_transactions, TXN_TIMEOUT_S)
+        self._transactions_ready = True
+
     def _commit_transaction(self, outs: list[OutRecord], offsets: dict[TP, int]) -> None:
         self._fresh_producer_after_outage()
+        if not self._transactions_ready:
+            try:
+                self._init_transactions()
+            except KafkaException as exc:
+                self._metrics.commit("failed")
+                raise CommitFailed(f"init_transactions failed: {exc}") from exc
         p = self.producer
         try:
             self._retrying(p.begin_transaction)
             for o in outs:
-                self._produce(o, None)
+                self._produce(o)
             tps = [TopicPartition(t, part, off) for (t, part), off in offsets.items()]
             self._retrying(p.send_offsets_to_transaction, tps, self._group_meta, TXN_TIMEOUT_S)
             self._retrying(p.commit_transaction, TXN_TIMEOUT_S)
@@ -95,25 +110,16 @@ class ProducerSide:
         with self.watchdog.watch("replace_producer"):
             old, self.producer = self.producer, Producer(self._producer_conf())
             del old  # destroyed here: it holds no transaction
-        self._retrying(self.producer.init_transactions, TXN_TIMEOUT_S)
+        self._transactions_ready = False
+        self._init_transactions()
         self._cluster = "ok"
         log.warning(
             "new transactional producer after the cluster was unreachable",
             extra={"stage": self.cfg.stage},
         )
 
-    def _commit_plain(self, outs: list[OutRecord], offsets: dict[TP, int]) -> None:
-        errors: list[str] = []
-
-        def delivered(err: KafkaError | None, _msg: Any) -> None:
-            if err is not None:
-                errors.append(str(err))
-
-        for o in outs:
-            self._produce(o, delivered)
-        if outs and (self.producer.flush(TXN_TIMEOUT_S) > 0 or errors):
-            self._metrics.commit("failed")
-            raise CommitFailed(f"outputs not delivered: {errors[:3]}")
+    def _commit_offsets(self, offsets: dict[TP, int]) -> None:
+        """A sink's commit with no outputs: the consumer's own offset commit."""
         tps = [TopicPartition(t, part, off) for (t, part), off in offsets.items()]
         try:
             result = self.consumer.commit(offsets=tps, asynchronous=False) or []
@@ -125,7 +131,7 @@ class ProducerSide:
             self._metrics.commit("failed")
             raise CommitFailed(f"offset commit failed: {bad[0].error}")
 
-    def _produce(self, o: OutRecord, cb: Callable[[KafkaError | None, Any], None] | None) -> None:
+    def _produce(self, o: OutRecord) -> None:
         while True:
             try:
                 self.producer.produce(
@@ -133,7 +139,6 @@ class ProducerSide:
                     value=o.value,
                     key=o.key,
                     headers=list(o.headers) or None,
-                    on_delivery=cb,
                 )
                 self._metrics.produced(o.topic, _size(o))
                 return

@@ -19,10 +19,12 @@ the broker rejects a stale group generation, which fences zombies), commit. The 
 offset is the consumer's position once every record of the partition is finished (past
 the upstream commit marker: lag 0 at rest), else the offset after the finished prefix;
 ``poll_batch`` reads the positions on the poll thread right after the records. Sink mode
-produces the held outputs (dead letters, and what the handler returned as ``Routed``)
-with a plain idempotent producer, flushes, then commits offsets: at-least-once, after the
-handler's own database commit and before the offset commit. Those two, and replacing the
-producer after an outage, live in ``kafka_commit.py``.
+commits the consumer's offsets directly while it holds no outputs; its held outputs
+(dead letters, and what the handler returned as ``Routed``) go in a transaction with the
+offsets, as above: produced after the handler's own database commit, and visible to
+read_committed readers once, even when a broker outage outlasts the session and the
+group hands the records on (the stale commit is refused and aborts the outputs with it).
+Both, and replacing the producer after an outage, live in ``kafka_commit.py``.
 """
 
 from __future__ import annotations
@@ -39,7 +41,6 @@ from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, Topi
 
 from streams.runtime.config import WorkerConfig, consumer_conf, producer_conf
 from streams.runtime.kafka_commit import (
-    TXN_TIMEOUT_S,
     CommitFailed,
     FatalKafkaError,
     ProducerSide,
@@ -115,14 +116,14 @@ class KafkaIO(ProducerSide):
         return conf
 
     def _producer_conf(self) -> dict[str, Any]:
-        conf = producer_conf(self.cfg, self.transactional)
+        conf = producer_conf(self.cfg)
         conf.update({"error_cb": self._on_error, "logger": rdkafka_log})
         return conf
 
     # --- everything below runs on the Kafka thread ---------------------------------
     def start(self, topics: Sequence[str]) -> None:
         if self.transactional:
-            self._retrying(self.producer.init_transactions, TXN_TIMEOUT_S)
+            self._init_transactions()
         self.consumer.subscribe(
             list(topics),
             on_assign=self._on_assign,
@@ -216,10 +217,10 @@ class KafkaIO(ProducerSide):
             outs += [o for off, rec_outs in plan.entries if off >= floor for o in rec_outs]
         if not offsets:
             return {}
-        if self.transactional:
+        if self.transactional or outs:
             self._commit_transaction(outs, offsets)
         else:
-            self._commit_plain(outs, offsets)
+            self._commit_offsets(offsets)
         self._committed.update(offsets)
         self._metrics.commit("ok")
         return offsets
@@ -229,8 +230,6 @@ class KafkaIO(ProducerSide):
             self.consumer.close()
         finally:
             self.watchdog.close()
-            if not self.transactional:
-                self.producer.flush(10)
 
     # --- callbacks (inside poll / close) -------------------------------------------
     def _on_assign(self, _consumer: Consumer, partitions: list[TopicPartition]) -> None:
@@ -285,9 +284,9 @@ class KafkaIO(ProducerSide):
             self._metrics.assigned.set(len(self._live))
 
     def _on_error(self, err: KafkaError) -> None:
-        if self.transactional and err.code() == KafkaError._ALL_BROKERS_DOWN:
+        if err.code() == KafkaError._ALL_BROKERS_DOWN:
             self._cluster = "down"
-        elif self.transactional and err.code() == KafkaError._TRANSPORT and self._cluster == "ok":
+        elif err.code() == KafkaError._TRANSPORT and self._cluster == "ok":
             self._cluster = "suspect"  # a lost connection: down only if a probe fails
         level = logging.ERROR if err.fatal() else logging.WARNING
         log.log(level, "kafka: %s", err, extra={"stage": self.cfg.stage})

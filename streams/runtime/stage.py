@@ -10,9 +10,9 @@ A stage whose ``output_topic`` is None is a Postgres sink (the writer): it must 
 ``ctx.topic/partition/offset`` for ``ctx.group`` inside its own database transaction and
 treat an already-recorded offset as a no-op; the runtime commits the Kafka offset only
 after the handler returned. A sink may still return ``Routed`` events: the runtime
-produces them (idempotent producer, at least once) after the handler returned and
-before it commits the offset, so a crash in between re-runs the handler, whose no-op
-path must return them again if they are still due.
+produces them after the handler returned, in one transaction with the consumed offset,
+so a crash before that commit re-runs the handler, whose no-op path must return them
+again if they are still due.
 
 Outputs are keyed by the consumed record's key unless the stage's ``key_of(event)``
 names another. A handler may also return ``Routed(topic, event, key)`` to send one output

@@ -4,6 +4,9 @@ Drives KafkaIO directly so the order is deterministic: A is assigned, computes a
 plan, then stops polling (as if SIGSTOPped). B joins; once A is past max.poll.interval.ms,
 B owns every partition. A's commit — outputs plus offsets in one transaction — must fail
 and leave nothing visible to read_committed readers; B's commit of the same offset works.
+The same holds for a Postgres sink's outputs (its dead letters, the episodes it
+republishes): a sink whose group moved on while it was cut off (a broker outage longer
+than the session) must not leave them behind for the member that re-reads its records.
 """
 
 from __future__ import annotations
@@ -29,7 +32,10 @@ def poll_until(io: KafkaIO, cond: Callable[[], bool], timeout: float, what: str)
         io.poll(False, 10, 0.1)
 
 
-def test_stale_member_commit_is_fenced(kafka_bootstrap: str, topics: Callable[..., str]) -> None:
+@pytest.mark.parametrize("transactional", [True, False], ids=["kafka-to-kafka", "sink"])
+def test_stale_member_commit_is_fenced(
+    kafka_bootstrap: str, topics: Callable[..., str], transactional: bool
+) -> None:
     prefix = topics("in", "out", partitions=2)
     src, out = f"{prefix}in", f"{prefix}out"
     produce(kafka_bootstrap, src, [(b"k", b"{}")])
@@ -37,9 +43,12 @@ def test_stale_member_commit_is_fenced(kafka_bootstrap: str, topics: Callable[..
         kafka_bootstrap, prefix, "fence", session_timeout_ms=6000, max_poll_interval_ms=6000
     )
     ha, hb = RecordingHooks(), RecordingHooks()
-    a = KafkaIO(base, transactional=True, hooks=ha, metrics=WorkerMetrics("fence"))
+    a = KafkaIO(base, transactional=transactional, hooks=ha, metrics=WorkerMetrics("fence"))
     b = KafkaIO(
-        base.with_(member_name="b"), transactional=True, hooks=hb, metrics=WorkerMetrics("fence")
+        base.with_(member_name="b"),
+        transactional=transactional,
+        hooks=hb,
+        metrics=WorkerMetrics("fence"),
     )
     try:
         a.start([src])
