@@ -194,6 +194,7 @@ def test_kafka_io_watches_its_transactional_calls() -> None:
     io.producer = producer  # type: ignore[assignment]
     try:
         io._live[("t", 0)] = 1  # as if assigned
+        io._transactions_ready = True  # as if started (init_transactions returned)
         started = time.monotonic()
         assert io.commit([PartitionPlan("t", 0, 1, ((4, ()),))]) == {("t", 0): 5}
         assert time.monotonic() - started < 5
