@@ -37,7 +37,13 @@ from datetime import UTC, datetime
 from enum import StrEnum
 
 from streams.domain.facts import BAND_SLACK, LiveFact, trusted_to_end
-from streams.domain.time import earliest, effective_start, stated_after, supersession_end
+from streams.domain.time import (
+    earliest,
+    effective_start,
+    never_starts,
+    stated_after,
+    supersession_end,
+)
 from streams.events import (
     Candidate,
     DedupedCandidate,
@@ -205,13 +211,17 @@ def apply_verdicts(
         if index in rejected:
             dropped.append(_superseded_by_existing(candidate.fact, rejected[index].existing))
             continue
+        history = _as_history(candidate, [p for p in newer if p.candidate == index])
+        if isinstance(history, Dropped):
+            dropped.append(history)
+            continue
         insert_index[index] = len(inserts)
-        inserts.append(_as_history(candidate, [p for p in newer if p.candidate == index]))
+        inserts.append(history)
 
     invalidations: list[Invalidation] = []
     ended: set[int] = set()
     for pair in replacing:
-        if pair in newer or pair.existing.id in ended:
+        if pair in newer or pair.existing.id in ended or pair.candidate not in insert_index:
             continue  # one fact ends once, by the first candidate that replaces it
         ended.add(pair.existing.id)
         fact = candidates[pair.candidate].fact
@@ -232,14 +242,33 @@ def apply_verdicts(
     return Judgement(inserts, invalidations, dropped)
 
 
-def _as_history(candidate: Candidate, newer: Sequence[Pair]) -> Candidate:
-    """The candidate, ending where the earliest newer fact it was judged to replace starts."""
+def _as_history(candidate: Candidate, newer: Sequence[Pair]) -> Candidate | Dropped:
+    """The candidate, ending where the earliest newer fact it was judged to replace starts;
+    dropped when that is at or before its own start (a plan the newer fact overtook before
+    its date was never true: stored, it would be a fact that ends before it begins)."""
     if not newer:
         return candidate
     first = min(newer, key=lambda p: _start(p.existing))
     until = earliest(candidate.fact.valid_until, _start(first.existing))
+    if until is not None and never_starts(until, candidate.fact.valid_from):
+        return _overtaken_before_start(candidate.fact, first.existing)
     fact = candidate.fact.model_copy(update={"valid_until": until})
     return candidate.model_copy(update={"fact": fact, "ended_by": first.existing.id})
+
+
+def _overtaken_before_start(fact: Fact, by: LiveFact) -> Dropped:
+    detail = (
+        f"said before live fact #{by.id} ({describe_live(by)}), judged to replace it, which"
+        f" starts before this fact would have: {describe_fact(fact)}"
+    )
+    return Dropped(
+        stage=DropStage.JUDGE,
+        reason="overtaken_before_start",
+        detail=detail[:1000],
+        subject=fact.subject,
+        predicate=fact.predicate,
+        object=fact.object,
+    )
 
 
 def _start(fact: LiveFact) -> datetime:

@@ -12,9 +12,9 @@ a confidence reads as ``None``, never as certain.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
 from streams.domain.lenient import ItemByItem
 
@@ -36,6 +36,9 @@ def _claim_schema(schema: dict[str, Any]) -> None:
     schema["required"] = list(props)
 
 
+_DATE_SCHEMA: dict[str, Any] = {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None}
+
+
 class RawEntity(BaseModel):
     model_config = ConfigDict(json_schema_extra=_all_required)
 
@@ -51,8 +54,10 @@ class RawClaim(BaseModel):
     object: str
     confidence: float | None = None  # missing: no confidence given, never certain
     sourceQuote: str = ""
-    validFrom: str | None = None
-    validUntil: str | None = None
+    # Any JSON value: a date that is not a string loses only itself (the guards reject it
+    # as invalid_date), not the claim. The schema sent to the model still says string.
+    validFrom: Annotated[Any, WithJsonSchema(_DATE_SCHEMA)] = None
+    validUntil: Annotated[Any, WithJsonSchema(_DATE_SCHEMA)] = None
 
 
 class RawGraph(ItemByItem):

@@ -115,18 +115,21 @@ def read_confidence(value: float | None) -> tuple[float, str | None]:
     return min(1.0, max(0.0, value)), None
 
 
-def sanitise_date(value: str | None) -> tuple[datetime | None, bool]:
+def sanitise_date(value: object) -> tuple[datetime | None, bool]:
     """(parsed UTC datetime or None, rejected?). Null means "not stated" and is not a
-    rejection; placeholders ("YYYY-MM-DD") and unparseable junk are rejected."""
+    rejection; placeholders ("YYYY-MM-DD"), unparseable junk and what is not a string at
+    all (a number, an object) are rejected. RFC 3339's lower-case "t" and "z" are read."""
     if value is None:
         return None, False
+    if not isinstance(value, str):
+        return None, True
     text = value.strip()
     if text.lower() in {"", "null", "none", "n/a", "unknown"}:
         return None, False
     if _PLACEHOLDER.search(text):
         return None, True
     try:
-        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        parsed = datetime.fromisoformat(text.upper().replace("Z", "+00:00"))
         # An offset can push year 1 or 9999 out of range (OverflowError).
         moment = parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
     except (ValueError, OverflowError):

@@ -50,6 +50,14 @@ def supersession_end(
     return effective_start(winner_valid_from, winner_stated_at)
 
 
+def never_starts(end: datetime, valid_from: datetime | None) -> bool:
+    """Whether a fact that ends at ``end`` is never true: it ends at or before its own
+    start, a plan overtaken before its date ("joining Acme on March 1", then in February
+    "I'm at Beta now"). A fact never ends before it starts."""
+    start = instant(valid_from)
+    return start is not None and end <= start
+
+
 def stated_after(stated_at: datetime | None, reference: datetime) -> bool:
     """Whether a fact was said after ``reference`` (unknown: not after). A statement never
     supersedes, closes or cascades a fact said later than itself."""

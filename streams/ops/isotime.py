@@ -29,12 +29,20 @@ def parse_duration(text: str) -> timedelta:
 
 
 def parse_datetime(text: str) -> datetime:
-    """ISO 8601 date or datetime; without a zone it is taken as UTC (said in --help)."""
+    """ISO 8601 date or datetime (RFC 3339's lower-case "t" and "z" too); without a zone it
+    is taken as UTC (said in --help). A time that leaves the years 1-9999 once converted to
+    UTC ("0001-01-01T00:00+05:00") is refused here, not by the database."""
     try:
-        value = datetime.fromisoformat(text.strip())
+        value = datetime.fromisoformat(text.strip().upper())
     except ValueError as exc:
         raise ValueError(f"{text!r} is not an ISO 8601 datetime like 2026-03-01T12:00:00Z") from exc
-    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+    if value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    try:
+        value.astimezone(UTC)
+    except OverflowError as exc:
+        raise ValueError(f"{text!r} is outside the years 1-9999 in UTC") from exc
+    return value
 
 
 def to_millis(value: datetime) -> int:

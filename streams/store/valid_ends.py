@@ -35,7 +35,10 @@ COLUMNS = (
 # graph_pending of a fact row written now: streams/store/graph_tail.py
 PENDING = has_graph_sql("facts", "$1", "$2")
 # $1 dataset, $2 project, $3 the transaction's clock, $4 ids, $5 end dates, $6 the rows
-# that ended them, $7 the reason, $8 the writing episode, $9 keep an earlier end.
+# that ended them, $7 the reason, $8 the writing episode, $9 keep an earlier end. A row
+# whose end comes at or before its own valid_from (a plan superseded, closed or cascaded
+# before its date: time.never_starts) is retired with no copy: it is no longer believed,
+# and a fact never ends before it starts.
 _END_ROWS = f"""
 WITH l AS (SELECT * FROM unnest($4::bigint[], $5::timestamptz[], $6::bigint[]) AS l(id, until, by)),
 ended AS (
@@ -50,7 +53,7 @@ SELECT dataset, project_id, subject, predicate, object, kind, subject_entity_id,
     object_entity_id, confidence, source_quote, $8,
     CASE WHEN new_until > $3 THEN embedding END, valid_from, new_until, $3, stated_at, id,
     new_by, $7, untrusted_reason, {PENDING}
-FROM ended ORDER BY id
+FROM ended WHERE valid_from IS NULL OR new_until > valid_from ORDER BY id
 RETURNING id, copy_of, subject, object, kind, object_entity_id, valid_until
 """
 

@@ -28,6 +28,7 @@ from tests.support.pipeline import Pipeline, delete_pipeline_topics, pipeline_se
 GOOGLE = graph({"google": "ORG"}, claim("user", "works at", "google"))
 ANTHROPIC = graph({"anthropic": "ORG"}, claim("user", "works at", "anthropic"))
 JOIN_ACME = date_in(20)
+JOIN_ACME_PLUS_A_DAY = midnight(JOIN_ACME) + timedelta(days=1)
 ANTHROPIC_SINCE = date_in(-30)
 SELL_CIVIC = date_in(14)
 CIVIC = graph(
@@ -78,6 +79,19 @@ CASES: dict[str, Case] = {
         ("ep-1", ago(10), CIVIC),
         ("ep-2", ago(5), graph({"honda civic": "VEHICLE"},
                                claim("user", "drives", "honda civic", until=SELL_CIVIC))),
+    ]),
+    # "I'm joining Acme in 20 days", then, before that day, "I work at Beta": the plan is
+    # off, and it was never true.
+    "plan-cancelled": Case([
+        ("ep-1", ago(10), graph({"acme": "ORG"},
+                                claim("user", "works at", "acme", since=JOIN_ACME))),
+        ("ep-2", ago(5), graph({"beta": "ORG"}, claim("user", "works at", "beta"))),
+    ]),
+    # The same plan said 20 days ago, arriving after "I work at Beta" (said 5 days ago).
+    "late-older-plan": Case([
+        ("ep-new", ago(5), graph({"beta": "ORG"}, claim("user", "works at", "beta"))),
+        ("ep-old", ago(20), graph({"acme": "ORG"},
+                                  claim("user", "works at", "acme", since=JOIN_ACME))),
     ]),
     # The same two statements, in the order they were said, and the older one late.
     "in-order": Case([("ep-old", ago(20), GOOGLE), ("ep-new", ago(5), ANTHROPIC)]),
@@ -142,7 +156,7 @@ async def run(kafka_bootstrap: str, database_url: str) -> AsyncIterator[Run]:
     try:
         async with pipeline:
             for name, evs in events.items():
-                if name == "late-older":  # the newer statement is written before the older
+                if name.startswith("late-older"):  # the newer one is written first
                     await pipeline.publish(evs[0])
                     await pipeline.wait_done(evs[:1], timeout=60)
                     await pipeline.publish(evs[1])
@@ -222,6 +236,31 @@ async def test_a_late_older_episode_never_supersedes_a_newer_fact(run: Run) -> N
         assert await run.true_at("late-older", when) == await run.true_at("in-order", when), when
     assert await run.true_at("late-older", ago(10)) == ["user works at google"]
     assert await run.true_at("late-older", ago(1)) == [anthropic]
+
+
+async def test_a_plan_superseded_before_its_date_was_never_true(run: Run) -> None:
+    beta, starts = "user works at beta", midnight(JOIN_ACME)
+    # Retired in transaction time, and no copy: a copy would end before it begins.
+    assert await run.table("plan-cancelled") == table([
+        Row("user", "works at", "acme", "ep-1", "superseded", by=beta, valid_from=starts),
+        Row("user", "works at", "beta", "ep-2"),
+    ])  # fmt: skip
+    for when in (ago(7), NOW, starts + timedelta(days=1)):
+        assert await run.true_at("plan-cancelled", when) == ([] if when < ago(5) else [beta])
+
+
+async def test_a_late_plan_overtaken_before_its_date_is_dropped_and_the_episode_ends(
+    run: Run,
+) -> None:
+    # Before the fix the history row ended before it began, the writer refused the record
+    # and the episode never finished (run.table waits for it).
+    assert await run.table("late-older-plan") == table([Row("user", "works at", "beta", "ep-new")])
+    dropped = await run.pipeline.pool.fetch(
+        "SELECT reason, object FROM fact_drops WHERE dataset = $1 AND episode_id = 'ep-old'",
+        run.tenants["late-older-plan"][0],
+    )
+    assert [(d["reason"], d["object"]) for d in dropped] == [("overtaken_before_start", "acme")]
+    assert await run.true_at("late-older-plan", JOIN_ACME_PLUS_A_DAY) == ["user works at beta"]
 
 
 async def test_a_failed_then_retried_extraction_converges_to_the_in_order_table(

@@ -243,9 +243,15 @@ def test_confidence_is_clamped_and_a_missing_one_is_untrusted(
         ("0999-12-31", None, True),
         ("9999-12-31T23:00:00-05:00", None, True),
         ("1850-06-01", datetime(1850, 6, 1, tzinfo=UTC), False),
+        # RFC 3339 allows lower-case t and z.
+        ("2026-03-01t09:30:00z", datetime(2026, 3, 1, 9, 30, tzinfo=UTC), False),
+        # Not a string at all (a provider that ignores the schema): rejected, not raised.
+        (20260301, None, True),
+        (True, None, True),
+        ({"date": "2026-03-01"}, None, True),
     ],
 )
-def test_date_sanitisation(given: str | None, expected: datetime | None, rejected: bool) -> None:
+def test_date_sanitisation(given: object, expected: datetime | None, rejected: bool) -> None:
     assert sanitise_date(given) == (expected, rejected)
 
 
@@ -259,6 +265,22 @@ def test_rejected_date_keeps_the_fact_and_reports_the_date() -> None:
     assert c is not None and c.valid_from is None
     assert c.valid_until == midnight(until)
     assert [d.reason for d in dropped] == ["invalid_date"]
+
+
+def test_a_date_that_is_not_a_string_loses_only_itself() -> None:
+    graph = RawGraph.model_validate(
+        {"relationships": [
+            {"subject": "user", "predicate": "works at", "object": "acme", "confidence": 0.9,
+             "sourceQuote": "I work at Acme", "validFrom": 20260301, "validUntil": None},
+            {"subject": "user", "predicate": "lives in", "object": "berlin", "confidence": 0.9,
+             "sourceQuote": "I live in Berlin", "validFrom": {"date": "x"}, "validUntil": True},
+        ]}
+    )  # fmt: skip
+    assert graph.rejected == []
+    _, facts, dropped = apply_guards(graph, KnownEntities(), SETTINGS)
+    assert sorted(f.object for f in facts) == ["acme", "berlin"]
+    assert all(f.valid_from is None and f.valid_until is None for f in facts)
+    assert [d.reason for d in dropped].count("invalid_date") == 3
 
 
 def test_canonical_names() -> None:

@@ -12,6 +12,7 @@ from streams.domain.time import (
     earliest,
     effective_start,
     is_current,
+    never_starts,
     stated_after,
     supersession_end,
     valid_at,
@@ -74,6 +75,32 @@ def test_an_old_verdict_for_a_newer_fact_keeps_it_and_stores_the_candidate_as_hi
     assert judged.invalidations == []
     (history,) = judged.inserts
     assert (history.fact.valid_until, history.ended_by) == (NOW - 5 * DAY, 7)
+
+
+def test_a_fact_ending_at_or_before_its_own_start_never_starts() -> None:
+    assert never_starts(NOW + 5 * DAY, NOW + 20 * DAY) and never_starts(NOW, NOW)
+    assert not never_starts(NOW + 21 * DAY, NOW + 20 * DAY)
+    assert not never_starts(NOW - DAY, None)  # no start of its own: from when it was said
+
+
+def test_an_older_plan_overtaken_before_its_date_is_dropped_not_stored_inverted() -> None:
+    # Said 20 days ago: "joining Acme in 30 days"; said 5 days ago and stored: "at Beta".
+    beta = LiveFact(9, "user", "works at", "beta", stated_at=NOW - 5 * DAY)
+    acme = Candidate(fact=fact("user", "works at", "acme", since=NOW + 30 * DAY))
+    older = LiveFact(4, "user", "works at", "google", stated_at=NOW - 40 * DAY)
+    pairs = [_pair(0, beta), Pair(pair_id=1, candidate=0, existing=older,
+                                  rule=PairRule.SAME_PREDICATE)]  # fmt: skip
+    judged = apply_verdicts([acme], pairs, {0: Verdict.OLD, 1: Verdict.OLD},
+                            stated_at=NOW - 20 * DAY)  # fmt: skip
+    assert judged.inserts == [] and judged.invalidations == []  # it ends nothing either
+    (drop,) = judged.dropped
+    assert (drop.reason, drop.object) == ("overtaken_before_start", "acme")
+    assert "#9" in drop.detail
+    # Overtaken after its start, it is history as before: true from its start to beta's.
+    started = Candidate(fact=fact("user", "works at", "acme", since=NOW - 15 * DAY))
+    judged = apply_verdicts([started], [_pair(0, beta)], {0: Verdict.OLD},
+                            stated_at=NOW - 20 * DAY)  # fmt: skip
+    assert [c.fact.valid_until for c in judged.inserts] == [NOW - 5 * DAY]
 
 
 def test_an_old_verdict_ends_an_older_fact_at_the_candidates_start() -> None:

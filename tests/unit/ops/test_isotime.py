@@ -40,3 +40,10 @@ def test_datetime_without_zone_is_utc() -> None:
 def test_bad_datetime() -> None:
     with pytest.raises(ValueError, match="ISO 8601 datetime"):
         parse_datetime("yesterday")
+
+
+def test_rfc3339_lower_case_and_times_out_of_range_in_utc() -> None:
+    assert parse_datetime("2026-03-01t12:00:00z") == datetime(2026, 3, 1, 12, tzinfo=UTC)
+    for text in ("0001-01-01T00:00:00+05:00", "9999-12-31T23:59:59-05:00"):
+        with pytest.raises(ValueError, match="outside the years 1-9999 in UTC"):
+            parse_datetime(text)
