@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Annotated, Any, ClassVar, Literal
 
@@ -125,12 +126,18 @@ class Window(EventModel):
         return self.from_seq <= seq <= self.to_seq
 
 
+# How far a publisher's clock may run ahead of a worker's (unsynchronised clocks drift).
+MAX_CLOCK_SKEW = timedelta(minutes=15)
+
+
 class EpisodeCompleted(TenantEvent):
     """An application finished a window of chat: extract facts from these messages.
 
     Limits a JSON Schema cannot state: the event is at most 1,000,000 bytes, both as sent
     and as re-encoded with every default filled in (the copies the pipeline republishes);
-    messages are read in seq order, and only those inside the window."""
+    completed_at is at most 15 minutes ahead of the reader's clock (a statement
+    dated in the future would outrank every true later one: event time beats arrival
+    order); messages are read in seq order, and only those inside the window."""
 
     session_id: ShortId
     window: Window
@@ -143,6 +150,23 @@ class EpisodeCompleted(TenantEvent):
     @classmethod
     def _in_seq_order(cls, messages: list[Message]) -> list[Message]:
         return sorted(messages, key=lambda m: m.seq)
+
+    @field_validator("completed_at")
+    @classmethod
+    def _not_in_the_future(cls, completed_at: datetime) -> datetime:
+        ahead = completed_at - datetime.now(UTC)
+        if ahead > MAX_CLOCK_SKEW:
+            raise PydanticCustomError(
+                "completed_in_future",
+                "completed_at {at} is {ahead} ahead of this clock; more than {skew} ahead is"
+                " refused, as a statement from the future would outrank every later one",
+                {
+                    "at": completed_at.isoformat(),
+                    "ahead": str(ahead).split(".")[0],
+                    "skew": str(MAX_CLOCK_SKEW),
+                },
+            )
+        return completed_at
 
     @model_validator(mode="after")
     def _copies_fit(self) -> EpisodeCompleted:

@@ -38,6 +38,7 @@ from enum import StrEnum
 
 from streams.domain.facts import BAND_SLACK, LiveFact, trusted_to_end
 from streams.domain.time import (
+    changed_before_start,
     earliest,
     effective_start,
     never_starts,
@@ -225,10 +226,12 @@ def apply_verdicts(
             continue  # one fact ends once, by the first candidate that replaces it
         ended.add(pair.existing.id)
         fact = candidates[pair.candidate].fact
+        ends_same_object = pair.rule is PairRule.ENDS_RELATIONSHIP
         until = supersession_end(
-            fact.valid_from, fact.valid_until, stated_at,
-            ends_same_object=pair.rule is PairRule.ENDS_RELATIONSHIP,
-        )  # fmt: skip
+            fact.valid_from, fact.valid_until, stated_at, ends_same_object=ends_same_object
+        )
+        if not ends_same_object and changed_before_start(pair.existing.valid_from, stated_at):
+            until = earliest(until, pair.existing.valid_from) or until  # never true
         invalidations.append(
             Invalidation(
                 fact_id=pair.existing.id,
@@ -244,12 +247,15 @@ def apply_verdicts(
 
 def _as_history(candidate: Candidate, newer: Sequence[Pair]) -> Candidate | Dropped:
     """The candidate, ending where the earliest newer fact it was judged to replace starts;
-    dropped when that is at or before its own start (a plan the newer fact overtook before
-    its date was never true: stored, it would be a fact that ends before it begins)."""
+    dropped when that is at or before its own start, or when a newer fact was said before
+    its start (a plan changed before its date was never true: stored, it would be a fact
+    that ends before it begins)."""
     if not newer:
         return candidate
     first = min(newer, key=lambda p: _start(p.existing))
     until = earliest(candidate.fact.valid_until, _start(first.existing))
+    if any(changed_before_start(candidate.fact.valid_from, p.existing.stated_at) for p in newer):
+        return _overtaken_before_start(candidate.fact, first.existing)
     if until is not None and never_starts(until, candidate.fact.valid_from):
         return _overtaken_before_start(candidate.fact, first.existing)
     fact = candidate.fact.model_copy(update={"valid_until": until})

@@ -52,7 +52,9 @@ class RawClaim(BaseModel):
     subject: str
     predicate: str
     object: str
-    confidence: float | None = None  # missing: no confidence given, never certain
+    # Any JSON value: a confidence that is not a number (true, "90%") makes the claim
+    # untrusted in the guards, not lost; missing is no confidence, never certain.
+    confidence: Any = None
     sourceQuote: str = ""
     # Any JSON value: a date that is not a string loses only itself (the guards reject it
     # as invalid_date), not the claim. The schema sent to the model still says string.

@@ -18,6 +18,7 @@ never certain, and never ends another fact. The dropped list itself is bounded.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import unicodedata
@@ -27,7 +28,7 @@ from datetime import UTC, datetime
 
 from streams.domain.drops import bound_dropped, drop
 from streams.domain.graph import RawClaim, RawEntity, RawGraph
-from streams.domain.names import canonical_name, canonical_value, strip_unstorable
+from streams.domain.names import canonical_name, canonical_value, fold, strip_unstorable
 from streams.domain.users_world import cap_facts, keep_users_world, prune_orphans
 from streams.event_fields import EARLIEST_YEAR, LATEST_YEAR
 from streams.events import USER_ENTITY, Dropped, Entity, EntityType, Fact, FactKind
@@ -94,7 +95,7 @@ def validate_entity_type(raw_type: str) -> EntityType:
 
 def normalise_predicate(predicate: str) -> str:
     """Lower-cased, punctuation stripped, whitespace collapsed ("Works-At!" -> "works at")."""
-    text = unicodedata.normalize("NFKC", strip_unstorable(predicate)).lower()
+    text = fold(predicate)
     text = "".join(
         " " if unicodedata.category(ch)[0] in "PSC" else ch for ch in _APOSTROPHES.sub("", text)
     )
@@ -105,14 +106,41 @@ def cap_length(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit].rstrip()
 
 
-def read_confidence(value: float | None) -> tuple[float, str | None]:
-    """(confidence in [0, 1], why it is untrusted). A missing or non-finite confidence is
-    0 and untrusted: below every threshold, never certain."""
+def read_confidence(value: object) -> tuple[float, str | None]:
+    """(confidence in [0, 1], why it is untrusted). A missing, non-finite or non-numeric
+    confidence (``true``, ``"90%"``, ``"0,9"``) is 0 and untrusted: below every threshold,
+    never certain. A number written as a plain decimal string ("0.9") is read."""
     if value is None:
         return 0.0, NO_CONFIDENCE
-    if not math.isfinite(value):
-        return 0.0, f"confidence {value} is not a number"
-    return min(1.0, max(0.0, value)), None
+    number = _as_number(value)
+    if number is None or not math.isfinite(number):
+        return 0.0, f"confidence {_shown(value)} is not a number"
+    return min(1.0, max(0.0, number)), None
+
+
+_DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def _shown(value: object) -> str:
+    """The value as the model wrote it (JSON), cut short."""
+    if isinstance(value, float):
+        return repr(value)
+    try:
+        return json.dumps(value, ensure_ascii=False)[:40]
+    except (TypeError, ValueError):
+        return type(value).__name__
+
+
+def _as_number(value: object) -> float | None:
+    if isinstance(value, bool):  # JSON true is not 1.0
+        return None
+    if isinstance(value, float):
+        return value
+    if isinstance(value, int):
+        return float(value) if abs(value) < 2**63 else math.inf
+    if isinstance(value, str) and _DECIMAL.fullmatch(value.strip()):
+        return float(value)
+    return None
 
 
 def sanitise_date(value: object) -> tuple[datetime | None, bool]:

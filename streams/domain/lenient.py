@@ -4,15 +4,22 @@ A response model whose lists are declared in ``item_models`` validates each list
 its own. An entry that breaks its schema (a missing field, a number where a string
 belongs) becomes one line in :attr:`ItemByItem.rejected`, saying where and why, and the
 other entries survive; a list over ``MAX_ITEMS`` is cut there, the cut reported too, so a
-hostile answer of 10,000 items costs no more than a big honest one. Only an answer that
-is not a JSON object at all still fails as a whole.
+hostile answer of 10,000 items costs no more than a big honest one. :func:`read_reply`
+reads the answer's text: JSON that the fast parser refuses but that still parses (an
+unpaired surrogate escape such as ``"\\ud800"``, an entry nested hundreds of levels deep)
+is read too, the unpaired surrogate as U+FFFD, so the junk costs only its own entry.
+Only an answer that is not a JSON object at all still fails as a whole.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+import json
+import re
+from typing import Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, PrivateAttr, ValidationError, model_validator
+
+M = TypeVar("M", bound=BaseModel)
 
 # Raw items read per list; the guards keep at most max_facts_per_episode facts anyway.
 MAX_ITEMS = 200
@@ -66,3 +73,39 @@ def read_items(
             reason = f"{key}[{index}]: {where}: {first.get('msg', 'invalid')}"
             rejected.append(reason[:_REASON_CHARS])
     return kept
+
+
+# An escaped backslash (kept, so a backslash written before "ud800" stays text), a pair of
+# surrogate escapes (kept: one character), or an unpaired surrogate, escaped or raw.
+_SURROGATES = re.compile(
+    r"\\\\|\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+    r"|\\u[dD][89a-fA-F][0-9a-fA-F]{2}|[\ud800-\udfff]"
+)
+
+
+# The fast parser's refusals that the standard one may still read.
+_UNPARSED = frozenset({"json_invalid", "string_unicode"})
+
+
+def _mend_surrogate(match: re.Match[str]) -> str:
+    found = match.group()
+    if len(found) == 1:
+        return "\ufffd"
+    return found if len(found) != 6 else "\\ufffd"
+
+
+def read_reply(model: type[M], text: str) -> M:
+    """``text`` (a model's JSON answer) validated as ``model``; raises ValidationError (a
+    ValueError) when it is not JSON or not an object of that shape at all."""
+    try:
+        return model.model_validate_json(text)
+    except ValidationError as exc:
+        if not any(e.get("type") in _UNPARSED for e in exc.errors()):
+            raise
+        refused = exc
+    mended = _SURROGATES.sub(_mend_surrogate, text)
+    try:
+        data = json.loads(mended)
+    except (ValueError, RecursionError):
+        raise refused from None
+    return model.model_validate(data)

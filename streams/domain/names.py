@@ -1,7 +1,9 @@
 """The one name normaliser: what the guards, resolution and the prompt context agree on.
 
-An entity name (and the subject and object of a claim) is NFKC-folded, lower-cased,
-whitespace-collapsed and stripped of edge punctuation in any script ("Acme Corp." and
+An entity name (and the subject and object of a claim) is NFKC-folded, case-folded in full
+("Straße" and "STRASSE", "İzmir" and "IZMIR" are one name), rid of invisible format
+characters (zero-width spaces, direction marks, byte-order marks), whitespace-collapsed
+and stripped of edge punctuation in any script ("Acme Corp." and
 "acme corp" are one name, so are "「東京」" and "東京"; "St. Louis", "C++" and "c#" keep
 what makes them names), and every way a model says "the user" becomes ``user``; "my
 sister" and "the user's sister" become "user's sister". Literal values keep their edge
@@ -31,13 +33,27 @@ def strip_unstorable(text: str) -> str:
     return _UNSTORABLE.sub("", text)
 
 
+# Zero-width joiner and non-joiner shape emoji and some scripts (Persian, Indic): kept.
+_KEPT_FORMAT = frozenset("\u200c\u200d")
+# What case folding leaves of the Turkish capital dotted I: an i and a combining dot.
+_DOTTED_I = "i\u0307"
+
+
 def fold(text: str) -> str:
-    """NFKC, lower-cased, whitespace collapsed: how any stored text is compared."""
-    return " ".join(unicodedata.normalize("NFKC", strip_unstorable(text)).lower().split())
+    """NFKC, case-folded, invisible characters dropped, whitespace collapsed: how any
+    stored text is compared."""
+    text = unicodedata.normalize("NFKC", strip_unstorable(text))
+    if text.isascii():
+        return " ".join(text.lower().split())
+    visible = "".join(ch for ch in text if ch in _KEPT_FORMAT or unicodedata.category(ch) != "Cf")
+    return " ".join(visible.casefold().replace(_DOTTED_I, "i").split())
+
+
+_EDGE_CATEGORIES = frozenset({"Pc", "Pd", "Ps", "Pe", "Pi", "Pf", "Po", "Zs", "Zl", "Zp", "Cf"})
 
 
 def _is_edge_punctuation(ch: str) -> bool:
-    return unicodedata.category(ch)[0] in "PZ" and ch not in _KEPT_AT_EDGES
+    return unicodedata.category(ch) in _EDGE_CATEGORIES and ch not in _KEPT_AT_EDGES
 
 
 def _strip_edges(text: str) -> str:

@@ -50,6 +50,15 @@ def supersession_end(
     return effective_start(winner_valid_from, winner_stated_at)
 
 
+def changed_before_start(valid_from: datetime | None, replaced_at: datetime | None) -> bool:
+    """Whether a plan was replaced before it began: its start lies after the moment the
+    fact replacing it was said ("joining Acme on March 1", then in February "I'm joining
+    Beta on April 1 instead"). Such a plan never becomes true: it ends at its own start.
+    (A plan that ends at a date the user gives, "at Acme until June", is a closure.)"""
+    start, said = instant(valid_from), instant(replaced_at)
+    return start is not None and said is not None and said < start
+
+
 def never_starts(end: datetime, valid_from: datetime | None) -> bool:
     """Whether a fact that ends at ``end`` is never true: it ends at or before its own
     start, a plan overtaken before its date ("joining Acme on March 1", then in February

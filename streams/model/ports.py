@@ -9,11 +9,12 @@ ModelError carrying its records.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
+from typing import Annotated, Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from streams.domain.graph import RawGraph
 from streams.domain.lenient import ItemByItem
@@ -125,9 +126,19 @@ class EmbedInput(BaseModel):
 # --- outputs (what the model returns, schema-constrained) -------------------------------
 
 
+def _not_a_bool(value: Any) -> Any:
+    if isinstance(value, bool):  # JSON true is not pair 1
+        raise ValueError("a pair id is a number, not true or false")
+    return value
+
+
+def _verdict_word(value: Any) -> Any:
+    return value.strip().lower() if isinstance(value, str) else value
+
+
 class JudgedPair(BaseModel):
-    pair_id: int
-    verdict: Verdict
+    pair_id: Annotated[int, BeforeValidator(_not_a_bool)]
+    verdict: Annotated[Verdict, BeforeValidator(_verdict_word)]
 
 
 class JudgeOutput(ItemByItem):
@@ -137,6 +148,15 @@ class JudgeOutput(ItemByItem):
     item_models: ClassVar[dict[str, type[BaseModel]]] = {"verdicts": JudgedPair}
 
     verdicts: list[JudgedPair] = Field(default_factory=list)
+
+    def by_pair(self, known: Collection[int]) -> dict[int, Verdict]:
+        """The verdict for each of the ``known`` pairs the model answered. A pair given
+        two different verdicts has none (it counts as neither): the model did not decide."""
+        said: dict[int, set[Verdict]] = {}
+        for judged in self.verdicts:
+            if judged.pair_id in known:
+                said.setdefault(judged.pair_id, set()).add(judged.verdict)
+        return {pair: verdicts.pop() for pair, verdicts in said.items() if len(verdicts) == 1}
 
 
 class SummaryOutput(BaseModel):

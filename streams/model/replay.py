@@ -23,12 +23,14 @@ import json
 import os
 import time
 from collections.abc import Awaitable, Callable
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
 from streams.domain.graph import RawGraph
+from streams.domain.lenient import read_reply
 from streams.model import ports
 
 REPLAY_MODEL = "replay"
@@ -235,7 +237,7 @@ class ReplayModels:
 
     async def extract(self, request: ports.ExtractInput) -> ports.ModelResult[RawGraph]:
         return self._replay(
-            "extract", request, RawGraph.model_validate, RawGraph.model_validate_json
+            "extract", request, RawGraph.model_validate, partial(read_reply, RawGraph)
         )
 
     async def judge(self, request: ports.JudgeInput) -> ports.ModelResult[ports.JudgeOutput]:
@@ -243,7 +245,7 @@ class ReplayModels:
             "judge",
             request,
             ports.JudgeOutput.model_validate,
-            ports.JudgeOutput.model_validate_json,
+            partial(read_reply, ports.JudgeOutput),
         )
 
     async def summarize(
@@ -253,7 +255,7 @@ class ReplayModels:
             "summarize",
             request,
             ports.SummaryOutput.model_validate,
-            ports.SummaryOutput.model_validate_json,
+            partial(read_reply, ports.SummaryOutput),
         )
 
     async def embed(self, request: ports.EmbedInput) -> ports.ModelResult[list[list[float]]]:

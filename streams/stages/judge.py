@@ -161,8 +161,7 @@ class JudgeStage(ReleasesClaimOnDeadLetter[FactsDeduped]):
             result = await self.judge.judge(request)
             calls = list(result.calls)
             output = JudgeOutput.model_validate(result.value, from_attributes=True)
-            known = {p.pair_id for p in pairs}
-            verdicts = {v.pair_id: v.verdict for v in output.verdicts if v.pair_id in known}
+            verdicts = output.by_pair({p.pair_id for p in pairs})
         except ModelCallFailed as exc:
             calls = list(exc.calls)
             log.warning("judge call failed, all verdicts neither: %s", exc)

@@ -29,6 +29,8 @@ GOOGLE = graph({"google": "ORG"}, claim("user", "works at", "google"))
 ANTHROPIC = graph({"anthropic": "ORG"}, claim("user", "works at", "anthropic"))
 JOIN_ACME = date_in(20)
 JOIN_ACME_PLUS_A_DAY = midnight(JOIN_ACME) + timedelta(days=1)
+JOIN_BETA = date_in(40)
+BETWEEN_THE_PLANS = midnight(date_in(30))
 ANTHROPIC_SINCE = date_in(-30)
 SELL_CIVIC = date_in(14)
 CIVIC = graph(
@@ -91,6 +93,22 @@ CASES: dict[str, Case] = {
     "late-older-plan": Case([
         ("ep-new", ago(5), graph({"beta": "ORG"}, claim("user", "works at", "beta"))),
         ("ep-old", ago(20), graph({"acme": "ORG"},
+                                  claim("user", "works at", "acme", since=JOIN_ACME))),
+    ]),
+    # "I'm joining Acme in 20 days", then, before that day, "I'm joining Beta in 40 days
+    # instead": the first plan is off before it began, so it was never true, even between
+    # the two dates.
+    "plan-changed": Case([
+        ("ep-1", ago(10), graph({"acme": "ORG"},
+                                claim("user", "works at", "acme", since=JOIN_ACME))),
+        ("ep-2", ago(5), graph({"beta": "ORG"},
+                               claim("user", "works at", "beta", since=JOIN_BETA))),
+    ]),
+    # The same two plans, the older one arriving late.
+    "late-older-plan-changed": Case([
+        ("ep-new", ago(5), graph({"beta": "ORG"},
+                                 claim("user", "works at", "beta", since=JOIN_BETA))),
+        ("ep-old", ago(10), graph({"acme": "ORG"},
                                   claim("user", "works at", "acme", since=JOIN_ACME))),
     ]),
     # The same two statements, in the order they were said, and the older one late.
@@ -261,6 +279,34 @@ async def test_a_late_plan_overtaken_before_its_date_is_dropped_and_the_episode_
     )
     assert [(d["reason"], d["object"]) for d in dropped] == [("overtaken_before_start", "acme")]
     assert await run.true_at("late-older-plan", JOIN_ACME_PLUS_A_DAY) == ["user works at beta"]
+
+
+async def test_a_plan_changed_before_its_date_was_never_true_even_between_the_dates(
+    run: Run,
+) -> None:
+    beta = "user works at beta"
+    assert await run.table("plan-changed") == table([
+        Row("user", "works at", "acme", "ep-1", "superseded", by=beta,
+            valid_from=midnight(JOIN_ACME)),
+        Row("user", "works at", "beta", "ep-2", valid_from=midnight(JOIN_BETA)),
+    ])  # fmt: skip
+    assert await run.true_at("plan-changed", BETWEEN_THE_PLANS) == []
+    assert await run.true_at("plan-changed", midnight(JOIN_BETA) + timedelta(days=1)) == [beta]
+
+
+async def test_a_late_plan_changed_before_its_date_is_dropped(run: Run) -> None:
+    name = "late-older-plan-changed"
+    assert await run.table(name) == table(
+        [Row("user", "works at", "beta", "ep-new", valid_from=midnight(JOIN_BETA))]
+    )
+    dropped = await run.pipeline.pool.fetch(
+        "SELECT reason, object FROM fact_drops WHERE dataset = $1 AND episode_id = 'ep-old'",
+        run.tenants[name][0],
+    )
+    assert [(d["reason"], d["object"]) for d in dropped] == [("overtaken_before_start", "acme")]
+    assert await run.true_at(name, BETWEEN_THE_PLANS) == await run.true_at(
+        "plan-changed", BETWEEN_THE_PLANS
+    )
 
 
 async def test_a_failed_then_retried_extraction_converges_to_the_in_order_table(

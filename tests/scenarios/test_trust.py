@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from streams.domain.graph import RawGraph
+from streams.domain.graph import RawClaim, RawGraph
 from streams.events import EpisodeCompleted
 from streams.model.fakes.book import ScriptBook, TenantScript, always, claim, graph
 from streams.model.fakes.scripted import hashed_vector, vector_at_similarity
@@ -80,6 +80,21 @@ CASES: dict[str, Case] = {
                claim("user", "works at", "anthropic", quote="I joined Anthropic last week"))),
         ("ep-3", 4, "Lovely weather.",
          graph({"acme": "ORG"}, claim("user", "works at", "acme", conf=None))),
+    ]),
+    # Answers that look like a change and are not: a quote the user negated, one that
+    # leaves out the user's "don't", a confidence of true.
+    "negated-and-odd": Case([
+        ("ep-1", 9, "I work at Google.",
+         graph({"google": "ORG"}, claim("user", "works at", "google"))),
+        ("ep-2", 6, "I would never work at Acme.",
+         graph({"acme": "ORG"}, claim("user", "works at", "acme", quote="work at Acme"))),
+        ("ep-3", 5, "I don't work at Initech.",
+         graph({"initech": "ORG"},
+               claim("user", "works at", "initech", quote="I work at Initech"))),
+        ("ep-4", 4, "I'm at Globex now, I think.",
+         graph({"globex": "ORG"},
+               RawClaim(subject="user", predicate="works at", object="globex",
+                        confidence=True, sourceQuote="I'm at Globex now"))),
     ]),
     "historical-ends-one": Case([
         ("ep-1", 9, "I drive my Honda Civic, I insure it with Geico, and I love it.",
@@ -228,6 +243,20 @@ async def test_an_unsupported_or_unsure_change_is_stored_untrusted_and_replaces_
     ])  # fmt: skip
     # Nothing to judge: neither candidate may end a fact, so no judge call was made.
     calls = await model_calls(run.pipeline.pool, *run.tenants["unsupported-change"])
+    assert not [key for key in calls if key[1] == "judge"]
+
+
+async def test_a_negated_quote_or_a_confidence_of_true_replaces_nothing(run: Run) -> None:
+    assert await run.table("negated-and-odd") == table([
+        Row("user", "works at", "acme", "ep-2",
+            untrusted="quote 'work at Acme' is not in the user's messages"),
+        Row("user", "works at", "globex", "ep-4", confidence=0.0,
+            untrusted="confidence true is not a number"),
+        Row("user", "works at", "google", "ep-1"),
+        Row("user", "works at", "initech", "ep-3",
+            untrusted="quote 'I work at Initech' is not in the user's messages"),
+    ])  # fmt: skip
+    calls = await model_calls(run.pipeline.pool, *run.tenants["negated-and-odd"])
     assert not [key for key in calls if key[1] == "judge"]
 
 

@@ -151,8 +151,8 @@ CASES: list[tuple[str, Any, bool]] = [
         True,
     ),
     (
-        "completed_at year 9998 at -12:00",
-        episode(completed_at="9998-12-31T23:59:59-12:00"),
+        "created_at year 9998 at -12:00",
+        with_message(created_at="9998-12-31T23:59:59-12:00"),
         True,
     ),
     ("completed_at year 9999", episode(completed_at="9999-12-31T23:00:00-05:00"), False),
@@ -211,3 +211,13 @@ def test_schemas_name_their_dialect_and_an_absolute_id() -> None:
         assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema", path.name
         assert ":" in schema["$id"] and not schema["$id"].startswith("#"), path.name
         jsonschema.Draft202012Validator.check_schema(schema)
+
+
+def test_a_completed_at_in_the_future_is_the_one_limit_only_the_consumer_knows() -> None:
+    """A schema cannot say "not after now"; its description says it, the consumer
+    checks it."""
+    payload = episode(completed_at=(NOW + timedelta(days=2)).isoformat())
+    assert not list(VALIDATOR.iter_errors(payload))
+    assert "15 minutes ahead" in SCHEMA["description"]
+    with pytest.raises(DecodeError, match=r"completed_at .* ahead of this clock"):
+        decode(json.dumps(payload).encode(), EpisodeCompleted, MAX_EVENT_BYTES)

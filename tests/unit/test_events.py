@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 from pydantic import ValidationError
 
 from streams.events import (
+    MAX_CLOCK_SKEW,
     MAX_EVENT_BYTES,
     MAX_MESSAGE_CHARS,
     MAX_MESSAGES_PER_EPISODE,
@@ -145,6 +147,21 @@ def test_an_event_whose_copy_would_not_fit_is_refused() -> None:
 
 def test_bad_timestamp() -> None:
     reject(episode(completed_at="yesterday"), "completed_at")
+
+
+@pytest.mark.parametrize(
+    ("ahead", "shown"),
+    [(timedelta(days=3), "3 days, 0:00:00"), (timedelta(minutes=16), "0:16:00")],
+)
+def test_an_episode_completed_in_the_future_is_refused(ahead: timedelta, shown: str) -> None:
+    at = datetime.now(UTC) + ahead + timedelta(seconds=1)
+    reject(episode(completed_at=at.isoformat()), f"completed_at {at.isoformat()} is {shown}")
+    reject(episode(completed_at=at.isoformat()), "more than 0:15:00 ahead is refused")
+
+
+def test_a_clock_running_a_little_ahead_is_allowed() -> None:
+    at = datetime.now(UTC) + MAX_CLOCK_SKEW - timedelta(minutes=1)
+    assert EpisodeCompleted.model_validate(episode(completed_at=at.isoformat())).completed_at == at
 
 
 def test_wrong_schema_version() -> None:

@@ -20,6 +20,7 @@ from google.genai import types
 from pydantic import BaseModel, ValidationError
 
 from streams.domain.graph import RawGraph
+from streams.domain.lenient import read_reply
 from streams.errors import ConfigError
 from streams.model.calls import ERROR_CHARS, describe_error, elapsed_ms, log_retry
 from streams.model.gemini.thinking import thinking_config
@@ -166,7 +167,7 @@ class GeminiJsonCall(Generic[Req, Out]):
         text = response.text
         finish_reason = _finish_reason(response)
         try:
-            value = self.response_model.model_validate_json(text or "")
+            value = read_reply(self.response_model, text or "")
         except ValidationError as exc:
             # Schema-constrained output can still arrive truncated (MAX_TOKENS), blocked
             # (no text) or off-schema; at temperature 0 a retry would repeat it.

@@ -22,6 +22,7 @@ from openai.types.shared_params import ResponseFormatJSONSchema
 from pydantic import BaseModel, ValidationError
 
 from streams.domain.graph import RawGraph
+from streams.domain.lenient import read_reply
 from streams.model.calls import ERROR_CHARS, describe_error, elapsed_ms, log_retry
 from streams.model.openai.client import is_retryable, make_client
 from streams.model.openai.reasoning import sampling
@@ -137,7 +138,7 @@ class OpenAIJsonCall(Generic[Req, Out]):
             error = f"the reply has no text (finish reason {finish_reason})"
         else:
             try:
-                value = self.response_model.model_validate_json(text)
+                value = read_reply(self.response_model, text)
             except ValidationError as exc:
                 error = (
                     f"reply is not a valid {self.response_model.__name__} (finish reason"

@@ -40,6 +40,9 @@ TIME
 - A date after NOW is a plan: "works at acme (from <later date>)" starts then, and the
   fact it replaces stays true until that date. Answer "old" for such a change all the
   same: memory keeps the existing fact until the new one starts.
+- An existing plan that has not begun, replaced by the new fact, is a changed plan: it
+  never happens. If the user means both, one after the other ("at acme from March, then
+  at globex from June"), answer "neither".
 - An "until" date before NOW means that fact already ended; an "until" date after NOW
   means it is true until then.
 - Compare when each was said: a fact said earlier is older news. The memory itself makes

@@ -20,6 +20,7 @@ from streams.model.ports import (
     SummarizeInput,
 )
 from streams.settings import Settings
+from tests.support import hostile_replies as hostile
 from tests.support.gemini_stub import GeminiStub, StubReply, error_reply, generate_reply
 
 SCOPE = CallScope(dataset="ds", project_id="p1", episode_id="ep-7")
@@ -243,6 +244,18 @@ async def test_a_reply_breaking_the_schema_in_parts_keeps_the_rest(
     [record] = result.calls
     assert record.error is None and record.response is not None
     assert record.response["text"] == text
+
+
+async def test_junk_the_fast_parser_refuses_costs_only_its_own_entries(
+    gemini_stub: GeminiStub, stub_settings: Settings
+) -> None:
+    gemini_stub.reply(generate_reply(hostile.JUNK_IN_PARTS))
+    result = await GeminiExtractor(stub_settings).extract(extract_input())
+    assert [e.name for e in result.value.entities] == hostile.JUNK_IN_PARTS_NAMES
+    assert result.value.rejected == hostile.JUNK_IN_PARTS_REJECTED
+    assert [c.object for c in result.value.relationships] == ["acme"]
+    assert result.calls[0].response is not None
+    assert result.calls[0].response["text"] == hostile.JUNK_IN_PARTS
 
 
 async def test_garbage_http_body_is_a_failure_not_a_crash(

@@ -23,6 +23,7 @@ from streams.model.ports import (
     SummarizeInput,
 )
 from streams.settings import Settings
+from tests.support import hostile_replies as hostile
 from tests.support.openai_stub import OpenAIStub, StubReply, chat_reply, error_reply
 
 SCOPE = CallScope(dataset="ds", project_id="p1", episode_id="ep-oa")
@@ -260,6 +261,16 @@ async def test_malformed_or_schema_breaking_json_is_a_recorded_failure(
     assert record.response == {"text": text, "parsed": None, "finish_reason": finish_reason}
     assert record.error is not None and f"finish reason {finish_reason}" in record.error
     assert (record.input_tokens, record.output_tokens) == (50, 7)
+
+
+async def test_junk_the_fast_parser_refuses_costs_only_its_own_entries(
+    openai_stub: OpenAIStub, openai_settings: Settings
+) -> None:
+    openai_stub.reply(chat_reply(hostile.JUNK_IN_PARTS))
+    result = await OpenAIExtractor(openai_settings).extract(extract_input())
+    assert [e.name for e in result.value.entities] == hostile.JUNK_IN_PARTS_NAMES
+    assert result.value.rejected == hostile.JUNK_IN_PARTS_REJECTED
+    assert [c.object for c in result.value.relationships] == ["acme"]
 
 
 async def test_a_refusal_is_a_clear_recorded_failure(

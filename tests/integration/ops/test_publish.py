@@ -7,6 +7,7 @@ import asyncio
 import json
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -49,6 +50,9 @@ def test_publish_skips_bad_lines_and_publishes_the_rest(
         '{"dataset": "oops"',
         episode_json(*b, "b2"),
         episode_json(*a, "a3"),
+        episode_json(
+            *b, "from-next-week", completed_at=(datetime.now(UTC) + timedelta(days=7)).isoformat()
+        ),
     ]
     source = tmp_path / "episodes.jsonl"
     source.write_text("\n".join(lines) + "\n")
@@ -59,7 +63,10 @@ def test_publish_skips_bad_lines_and_publishes_the_rest(
     assert "line 3: skipped: completed_at" in result.output
     assert "line 6: skipped:" in result.output and "Invalid JSON" in result.output
     assert "line 5" not in result.output  # a blank line is not an error
-    assert "published 5, skipped 2" in result.output
+    assert (
+        "line 9: skipped: completed_at" in result.output and "ahead of this clock" in result.output
+    )
+    assert "published 5, skipped 3" in result.output
 
     records = consume_all(tenant_settings, tenant_settings.topic("episodes.completed"), 5)
     assert len(records) == 5

@@ -219,10 +219,19 @@ def test_empty_predicate_after_normalisation_is_dropped() -> None:
         (None, (0.0, NO_CONFIDENCE)),
         (float("nan"), (0.0, "confidence nan is not a number")),
         (float("inf"), (0.0, "confidence inf is not a number")),
+        (True, (0.0, "confidence true is not a number")),  # JSON true is not certainty
+        (False, (0.0, "confidence false is not a number")),
+        ("90%", (0.0, 'confidence "90%" is not a number')),
+        ("0,9", (0.0, 'confidence "0,9" is not a number')),
+        ("high", (0.0, 'confidence "high" is not a number')),
+        ([0.9], (0.0, "confidence [0.9] is not a number")),
+        (" 0.9 ", (0.9, None)),  # a plain decimal in a string is read
+        (1, (1.0, None)),
+        (10**400, (0.0, "confidence " + str(10**400)[:40] + " is not a number")),
     ],
 )
 def test_confidence_is_clamped_and_a_missing_one_is_untrusted(
-    given: float | None, expected: tuple[float, str | None]
+    given: object, expected: tuple[float, str | None]
 ) -> None:
     assert read_confidence(given) == expected
 
@@ -281,6 +290,11 @@ def test_a_date_that_is_not_a_string_loses_only_itself() -> None:
     assert sorted(f.object for f in facts) == ["acme", "berlin"]
     assert all(f.valid_from is None and f.valid_until is None for f in facts)
     assert [d.reason for d in dropped].count("invalid_date") == 3
+
+
+def test_predicates_lose_invisible_characters_and_fold_case_fully() -> None:
+    assert normalise_predicate("Works\u200b At") == "works at"
+    assert normalise_predicate("WOHNT IN DER STRASSE") == normalise_predicate("wohnt in der Straße")
 
 
 def test_canonical_names() -> None:
@@ -386,7 +400,9 @@ def test_a_claim_without_a_usable_confidence_is_kept_untrusted_at_zero() -> None
         '{"subject": "user", "predicate": "likes", "object": "tea", "sourceQuote": "tea"},'
         '{"subject": "user", "predicate": "likes", "object": "jazz", "confidence": NaN},'
         '{"subject": "user", "predicate": "likes", "object": "cake", "confidence": Infinity},'
-        '{"subject": "user", "predicate": "likes", "object": "rain", "confidence": 0.8}]}'
+        '{"subject": "user", "predicate": "likes", "object": "rain", "confidence": 0.8},'
+        '{"subject": "user", "predicate": "likes", "object": "jam", "confidence": true},'
+        '{"subject": "user", "predicate": "likes", "object": "figs", "confidence": "90%"}]}'
     )
     _, facts, _ = apply_guards(graph, KnownEntities(), SETTINGS)
     assert [(f.object, f.confidence, f.untrusted) for f in facts] == [
@@ -394,6 +410,8 @@ def test_a_claim_without_a_usable_confidence_is_kept_untrusted_at_zero() -> None
         ("jazz", 0.0, "confidence nan is not a number"),
         ("cake", 0.0, "confidence inf is not a number"),
         ("rain", 0.8, None),
+        ("jam", 0.0, "confidence true is not a number"),
+        ("figs", 0.0, 'confidence "90%" is not a number'),
     ]
 
 
@@ -465,6 +483,14 @@ def test_over_long_names_and_values_are_dropped_or_cut_one_by_one() -> None:
         ("Acme Corp.", "acme corp"),
         ("C++", "c++"),
         ("My Sister", "user's sister"),
+        ("İZMİR", "izmir"),  # Turkish capital dotted I
+        ("Izmir", "izmir"),
+        ("Straße", "strasse"),  # full case folding: ß and SS are one
+        ("STRASSE", "strasse"),
+        ("\u200bAcme\u200f", "acme"),  # zero-width space, right-to-left mark
+        ("\ufeffBob", "bob"),  # byte-order mark
+        ("Ac\u200bme", "acme"),
+        ("ΟΔΥΣΣΕΥΣ", "οδυσσευσ"),  # final sigma folded too
     ],
 )
 def test_one_normaliser_for_names_in_every_script(raw_name: str, canonical: str) -> None:

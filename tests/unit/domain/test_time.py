@@ -9,6 +9,7 @@ from streams.domain import dedup
 from streams.domain.contradictions import Pair, PairRule, apply_verdicts
 from streams.domain.facts import LiveFact
 from streams.domain.time import (
+    changed_before_start,
     earliest,
     effective_start,
     is_current,
@@ -101,6 +102,23 @@ def test_an_older_plan_overtaken_before_its_date_is_dropped_not_stored_inverted(
     judged = apply_verdicts([started], [_pair(0, beta)], {0: Verdict.OLD},
                             stated_at=NOW - 20 * DAY)  # fmt: skip
     assert [c.fact.valid_until for c in judged.inserts] == [NOW - 5 * DAY]
+
+
+def test_a_plan_replaced_before_it_begins_ends_at_its_own_start() -> None:
+    assert changed_before_start(NOW + 20 * DAY, NOW) and not changed_before_start(None, NOW)
+    assert not changed_before_start(NOW - DAY, NOW)  # begun when replaced
+    # Said 10 days ago: "joining Acme in 20 days"; now: "joining Beta in 40 days instead".
+    acme = LiveFact(5, "user", "works at", "acme", stated_at=NOW - 10 * DAY,
+                    valid_from=NOW + 20 * DAY)  # fmt: skip
+    beta = Candidate(fact=fact("user", "works at", "beta", since=NOW + 40 * DAY))
+    judged = apply_verdicts([beta], [_pair(0, acme)], {0: Verdict.OLD}, stated_at=NOW)
+    (ends,) = judged.invalidations
+    assert (ends.fact_id, ends.valid_until) == (5, NOW + 20 * DAY)  # never true
+    # A plan the user says will end at a date is closed there, not cancelled.
+    closes = Candidate(fact=fact("user", "works at", "acme", until=NOW + 60 * DAY))
+    pair = Pair(pair_id=0, candidate=0, existing=acme, rule=PairRule.ENDS_RELATIONSHIP)
+    judged = apply_verdicts([closes], [pair], {0: Verdict.OLD}, stated_at=NOW)
+    assert [i.valid_until for i in judged.invalidations] == [NOW + 60 * DAY]
 
 
 def test_an_old_verdict_ends_an_older_fact_at_the_candidates_start() -> None:

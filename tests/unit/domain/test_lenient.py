@@ -1,0 +1,66 @@
+"""Reading a model's answer text: junk costs its own entry, not the answer."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from streams.domain.graph import RawGraph
+from streams.domain.lenient import read_reply
+from streams.model.ports import JudgeOutput
+
+
+def names(text: str) -> list[str]:
+    return [e.name for e in read_reply(RawGraph, text).entities]
+
+
+def entity_json(name_json: str) -> str:
+    return f'{{"entities": [{{"name": {name_json}, "type": "ORG"}}]}}'
+
+
+@pytest.mark.parametrize(
+    ("name_json", "read"),
+    [
+        ('"ac\\ud800me"', "ac\ufffdme"),  # an unpaired high surrogate escape
+        ('"ac\\udc00me"', "ac\ufffdme"),  # an unpaired low one
+        ('"ac\ud800me"', "ac\ufffdme"),  # a raw unpaired surrogate in the text
+        ('"\\ud83d\\ude00 smile \\ud800"', "\U0001f600 smile \ufffd"),  # a pair is one character
+        ('"back\\\\ud800slash \\ud800"', "back\\ud800slash \ufffd"),  # an escaped backslash is text
+    ],
+)
+def test_an_unpaired_surrogate_is_read_as_the_replacement_character(
+    name_json: str, read: str
+) -> None:
+    assert names(entity_json(name_json)) == [read]
+
+
+def test_junk_nested_deep_in_one_entry_costs_only_that_entry() -> None:
+    deep = "{" + '"a": {' * 400 + "}" * 400 + "}"
+    text = (
+        f'{{"entities": [{{"name": {deep}, "type": "ORG"}}, {{"name": "acme", "type": "ORG"}}],'
+        ' "relationships": [], "literalFacts": []}'
+    )
+    graph = read_reply(RawGraph, text)
+    assert [e.name for e in graph.entities] == ["acme"]
+    assert graph.rejected == ["entities[0]: name: Input should be a valid string"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "not json",
+        '{"entities": [',  # truncated
+        '["user", "likes", "tea"]',  # not an object
+        "[" * 100_000,  # deeper than any parser reads
+    ],
+)
+def test_an_answer_that_is_not_a_json_object_still_fails_as_a_whole(text: str) -> None:
+    with pytest.raises(ValidationError):
+        read_reply(RawGraph, text)
+
+
+def test_the_judges_answer_is_read_the_same_way() -> None:
+    output = read_reply(
+        JudgeOutput, '{"verdicts": [{"pair_id": 1, "verdict": "old", "why": "\\ud800"}]}'
+    )
+    assert [(v.pair_id, v.verdict.value) for v in output.verdicts] == [(1, "old")]
