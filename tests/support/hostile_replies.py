@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from streams.domain.graph import RawGraph
+
 _DEEP = "[" * 300 + "]" * 300
 
 # An unpaired surrogate escape in one name, junk nested 300 levels deep in another, and
@@ -12,5 +14,12 @@ JUNK_IN_PARTS = (
     ' "relationships": [{"subject": "user", "predicate": "works at", "object": "acme",'
     ' "confidence": 0.9, "sourceQuote": "I work at Acme"}], "literalFacts": []}'
 )
-JUNK_IN_PARTS_NAMES = ["ac\ufffdme", "user"]
-JUNK_IN_PARTS_REJECTED = ["entities[1]: name: Input should be a valid string"]
+_NAMES = ["ac\ufffdme", "user"]
+_REJECTED = ["entities[1]: name: Input should be a valid string"]
+
+
+def assert_only_the_junk_was_lost(graph: RawGraph) -> None:
+    """What a provider read of :data:`JUNK_IN_PARTS`: every honest part."""
+    assert [e.name for e in graph.entities] == _NAMES
+    assert graph.rejected == _REJECTED
+    assert [c.object for c in graph.relationships] == ["acme"]
