@@ -6,8 +6,9 @@ belongs) becomes one line in :attr:`ItemByItem.rejected`, saying where and why, 
 other entries survive; a list over ``MAX_ITEMS`` is cut there, the cut reported too, so a
 hostile answer of 10,000 items costs no more than a big honest one. :func:`read_reply`
 reads the answer's text: JSON that the fast parser refuses but that still parses (an
-unpaired surrogate escape such as ``"\\ud800"``, an entry nested hundreds of levels deep)
-is read too, the unpaired surrogate as U+FFFD, so the junk costs only its own entry.
+unpaired surrogate escape such as ``"\\ud800"``, an entry nested thousands of levels
+deep) is read too, the unpaired surrogate as U+FFFD and what lies deeper than
+``MAX_DEPTH`` as null, so the junk costs only its own entry.
 Only an answer that is not a JSON object at all still fails as a whole.
 """
 
@@ -23,6 +24,8 @@ M = TypeVar("M", bound=BaseModel)
 
 # Raw items read per list; the guards keep at most max_facts_per_episode facts anyway.
 MAX_ITEMS = 200
+# Nesting kept when the fast parser refuses an answer: no schema of ours goes past 5.
+MAX_DEPTH = 64
 _REASON_CHARS = 300
 
 
@@ -103,9 +106,33 @@ def read_reply(model: type[M], text: str) -> M:
         if not any(e.get("type") in _UNPARSED for e in exc.errors()):
             raise
         refused = exc
-    mended = _SURROGATES.sub(_mend_surrogate, text)
+    mended = cut_deep(_SURROGATES.sub(_mend_surrogate, text), MAX_DEPTH)
     try:
         data = json.loads(mended)
     except (ValueError, RecursionError):
         raise refused from None
     return model.model_validate(data)
+
+
+def cut_deep(text: str, limit: int) -> str:
+    """``text`` (JSON) with every array or object nested deeper than ``limit`` replaced by
+    null, so that no parser runs out of stack on it; strings are left as they are."""
+    pieces: list[str] = []
+    depth, kept_to, cut_from = 0, 0, -1
+    in_string = escaped = False
+    for at, ch in enumerate(text):
+        if in_string:
+            in_string = escaped or ch != '"'
+            escaped = not escaped and ch == "\\"
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth == limit + 1:
+                cut_from = at
+        elif ch in "]}":
+            if depth == limit + 1:
+                pieces += [text[kept_to:cut_from], "null"]
+                kept_to = at + 1
+            depth -= 1
+    return "".join(pieces) + text[kept_to:] if pieces else text

@@ -6,7 +6,7 @@ import pytest
 from pydantic import ValidationError
 
 from streams.domain.graph import RawGraph
-from streams.domain.lenient import read_reply
+from streams.domain.lenient import cut_deep, read_reply
 from streams.model.ports import JudgeOutput
 
 
@@ -34,8 +34,9 @@ def test_an_unpaired_surrogate_is_read_as_the_replacement_character(
     assert names(entity_json(name_json)) == [read]
 
 
-def test_junk_nested_deep_in_one_entry_costs_only_that_entry() -> None:
-    deep = "{" + '"a": {' * 400 + "}" * 400 + "}"
+@pytest.mark.parametrize("depth", [400, 100_000])  # past pydantic's limit, and Python's
+def test_junk_nested_deep_in_one_entry_costs_only_that_entry(depth: int) -> None:
+    deep = "{" + '"a": {' * depth + "}" * depth + "}"
     text = (
         f'{{"entities": [{{"name": {deep}, "type": "ORG"}}, {{"name": "acme", "type": "ORG"}}],'
         ' "relationships": [], "literalFacts": []}'
@@ -51,7 +52,7 @@ def test_junk_nested_deep_in_one_entry_costs_only_that_entry() -> None:
         "not json",
         '{"entities": [',  # truncated
         '["user", "likes", "tea"]',  # not an object
-        "[" * 100_000,  # deeper than any parser reads
+        '{"entities": [' + "[" * 100_000,  # truncated, deep
     ],
 )
 def test_an_answer_that_is_not_a_json_object_still_fails_as_a_whole(text: str) -> None:
@@ -64,3 +65,10 @@ def test_the_judges_answer_is_read_the_same_way() -> None:
         JudgeOutput, '{"verdicts": [{"pair_id": 1, "verdict": "old", "why": "\\ud800"}]}'
     )
     assert [(v.pair_id, v.verdict.value) for v in output.verdicts] == [(1, "old")]
+
+
+def test_cut_deep_leaves_strings_and_shallow_json_alone() -> None:
+    assert cut_deep("[[[1]], [[2, [3]]]]", 2) == "[[null], [null]]"
+    assert cut_deep('{"a": "x\\"[[[", "b": [[[]]]}', 2) == '{"a": "x\\"[[[", "b": [null]}'
+    shallow = '{"entities": [{"name": "acme"}]}'
+    assert cut_deep(shallow, 64) is shallow
