@@ -8,7 +8,7 @@ import asyncio
 import os
 import shutil
 from collections.abc import AsyncIterator
-from datetime import timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -79,8 +79,8 @@ async def test_the_demos_episodes_render_and_new_ones_appear_without_reload(
     alice1 = page.locator('tr[data-key="demo:alice:alice-1"]')
     await expect(alice1.locator(".status")).to_have_text(["done"] * 6)
     said = memory.pipeline  # publish one more while the page is open
-    latest = episode("demo", "bob", "bob-3", "Nothing new today.")
-    latest = latest.model_copy(update={"completed_at": latest.completed_at + timedelta(days=400)})
+    just_now = datetime.now(UTC).replace(microsecond=0)
+    latest = episode("demo", "bob", "bob-3", "Nothing new today.", completed_at=just_now)
     await said.publish(latest)
     await expect(page.locator('tr[data-key="demo:bob:bob-3"]')).to_be_visible(timeout=20_000)
     await said.wait_done([latest])
