@@ -41,7 +41,9 @@ def tenants(prefix: str, n: int) -> list[Tenant]:
 
 
 def episode(tenant: Tenant, k: int) -> EpisodeCompleted:
-    start = datetime(2026, 1, 1, tzinfo=UTC) + timedelta(days=k)
+    # Ten minutes apart from a fixed past start, so even a long-reused bench database
+    # never reaches an episode completed in the future (refused beyond the clock skew).
+    start = datetime(2026, 1, 1, tzinfo=UTC) + timedelta(minutes=10 * k)
     messages = [
         Message(seq=i, role=Role(role), content=text, created_at=start + timedelta(minutes=i))
         for i, (role, text) in enumerate(episode_text(k))
