@@ -93,10 +93,7 @@ def _filters(query: SearchQuery, dataset: str, project_id: str) -> tuple[str, li
         if query.valid_at is not None:
             args.append(query.valid_at)
             when = f"${len(args) + 1}"
-        where.append(
-            f"coalesce(t.valid_from, t.stated_at) <= {when}"
-            f" AND (t.valid_until IS NULL OR t.valid_until > {when})"
-        )
+        where.append(facts_query.valid_time_sql(when, "t"))
     return " AND ".join(where), args
 
 

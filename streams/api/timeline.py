@@ -1,6 +1,7 @@
 """The memory page's picture of valid time: one bar per fact row, as an inline SVG.
 
-A bar runs from when the row is true (``valid_from``, else when it was said) to its
+A bar runs from when the row is true (``valid_from``, else when it was said; a row that
+had ended by then, whose start is unknown, from the left edge) to its
 ``valid_until`` (open-ended rows run to the right edge, drawn as open). Rows in the
 page's answer (true at valid-at by the belief at as-of) are coloured; every other row is
 greyed. A row ended by another (superseded, closed, cascade: ``ended_by``, else
@@ -13,13 +14,16 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from streams.api.html import Markup, link, show_time, tag
+from streams.domain.time import EARLIEST, effective_start
 from streams.store.facts_query import FactRow
 
 WIDTH, LABELS, ROW, TOP = 1100, 330, 24, 34
 
 
-def _start(row: FactRow) -> datetime:
-    return row.valid_from or row.stated_at
+def _start(row: FactRow) -> datetime | None:
+    """Where the row's valid time starts; None when unknown (it ended before it was said)."""
+    start = effective_start(row.valid_from, row.stated_at, row.valid_until)
+    return None if start == EARLIEST else start
 
 
 def _label(row: FactRow) -> str:
@@ -28,8 +32,8 @@ def _label(row: FactRow) -> str:
 
 
 def _span(rows: Sequence[FactRow], now: datetime, cursor: datetime) -> tuple[datetime, datetime]:
-    starts = [_start(r) for r in rows] + [cursor]
     ends = [r.valid_until for r in rows if r.valid_until] + [now, cursor]
+    starts = [_start(r) or r.valid_until or now for r in rows] + [cursor]
     low, high = min(starts), max(ends)
     pad = max((high - low) * 0.06, timedelta(hours=1))
     return low - pad, high + pad
@@ -72,16 +76,21 @@ def timeline(
     def x(at: datetime) -> int:
         return LABELS + round((at - low).total_seconds() * scale)
 
-    order = sorted(rows, key=lambda r: (r.subject, r.predicate, _start(r), r.id))
+    def x_start(row: FactRow) -> int:
+        start = _start(row)
+        return LABELS if start is None else x(start)
+
+    order = sorted(rows, key=lambda r: (r.subject, r.predicate, _start(r) or low, r.id))
     y_of = {r.id: TOP + i * ROW for i, r in enumerate(order)}
     parts: list[Markup] = list(_ticks(low, high, x))
     for r in order:
-        y, x0 = y_of[r.id], x(_start(r))
+        y, x0 = y_of[r.id], x_start(r)
         x1 = x(r.valid_until) if r.valid_until else WIDTH - 20
         state = "current" if r.id in current else "ended"
         shape = "open" if r.valid_until is None else "closed"
+        since = show_time(_start(r)) or "unknown"
         tip = (
-            f"#{r.id} {r.subject} {r.predicate} {r.object}\nvalid {show_time(_start(r))} →"
+            f"#{r.id} {r.subject} {r.predicate} {r.object}\nvalid {since} →"
             f" {show_time(r.valid_until) or 'open'}\nbelieved {show_time(r.created_at)} →"
             f" {show_time(r.invalid_at) or 'now'}"
         )
@@ -104,7 +113,8 @@ def timeline(
                     "g",
                     tag("title", f"#{r.id} {why} by #{ender}"),
                     tag("path", d=f"M{x1} {y + ROW // 2} C{x1 + 30} {y + ROW // 2},"
-                        f" {x1 + 30} {y2 + ROW // 2}, {x(_start_of(rows, ender))} {y2 + ROW // 2}"),
+                        f" {x1 + 30} {y2 + ROW // 2}, {x_start(_row(rows, ender))}"
+                        f" {y2 + ROW // 2}"),
                     tag("text", f"{why} by #{ender}", x=x1 + 6, y=y + 15, class_="link-label"),
                     class_=f"link {why}", data_from=r.id, data_to=ender,
                 )
@@ -119,5 +129,5 @@ def timeline(
     )  # fmt: skip
 
 
-def _start_of(rows: Sequence[FactRow], fact_id: int) -> datetime:
-    return next(_start(r) for r in rows if r.id == fact_id)
+def _row(rows: Sequence[FactRow], fact_id: int) -> FactRow:
+    return next(r for r in rows if r.id == fact_id)

@@ -278,7 +278,8 @@ def _overtaken_before_start(fact: Fact, by: LiveFact) -> Dropped:
 
 
 def _start(fact: LiveFact) -> datetime:
-    return effective_start(fact.valid_from, fact.stated_at or datetime.min.replace(tzinfo=UTC))
+    said = fact.stated_at or datetime.min.replace(tzinfo=UTC)
+    return effective_start(fact.valid_from, said, fact.valid_until)
 
 
 def _superseded_by_existing(fact: Fact, by: LiveFact) -> Dropped:

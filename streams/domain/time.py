@@ -4,21 +4,33 @@
 - valid time, valid_from / valid_until: when it is true in the user's world;
 - transaction time, created_at / invalid_at: when the store believed it.
 
-A fact without a valid_from is taken as true from when it was said. A believed fact is
+A fact without a valid_from is taken as true from when it was said, unless it ended by
+then ("I lived in Paris until 2020", said today; "I live in Berlin" on June 1, then "I
+moved to Munich in March"): its start is unknown, so it is true up to its end. A believed
+fact is
 *current* while its valid time has not ended (a future start included: "joining Acme on
 March 1" is believed now and current, though not yet true); *live* means true now.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 
 from streams.domain.facts import instant
 
+EARLIEST = datetime.min.replace(tzinfo=UTC)  # an unknown start: true up to its end
 
-def effective_start(valid_from: datetime | None, stated_at: datetime) -> datetime:
-    """When a fact starts being true: its valid_from, else when it was said."""
-    return instant(valid_from) or stated_at
+
+def effective_start(
+    valid_from: datetime | None, stated_at: datetime, valid_until: datetime | None = None
+) -> datetime:
+    """When a fact starts being true: its valid_from, else when it was said; a fact that
+    had ended by then has an unknown start (EARLIEST), never one after its end."""
+    start = instant(valid_from)
+    if start is not None:
+        return start
+    end = instant(valid_until)
+    return EARLIEST if end is not None and end <= stated_at else stated_at
 
 
 def is_current(valid_until: datetime | None, now: datetime) -> bool:
@@ -32,7 +44,7 @@ def valid_at(
 ) -> bool:
     """True in the user's world at ``at``: started by then and not yet ended."""
     end = instant(valid_until)
-    return effective_start(valid_from, stated_at) <= at and (end is None or end > at)
+    return effective_start(valid_from, stated_at, end) <= at and (end is None or end > at)
 
 
 def supersession_end(

@@ -1,7 +1,8 @@
 """Reading the bi-temporal fact table on both clocks (DESIGN "Time: three clocks per fact").
 
 Valid time ``valid_from``/``valid_until`` says when a fact is true in the user's world (a
-fact without valid_from from when it was said, ``stated_at``); transaction time
+fact without valid_from from when it was said, ``stated_at``, or, when it had ended by
+then, up to its end: ``domain.time.effective_start``); transaction time
 ``created_at``/``invalid_at`` says when the store believed it. One query answers all:
 
 - ``valid_at=T``: true in the user's world at T, by what the store believes now;
@@ -27,6 +28,17 @@ _COLUMNS = (
 )
 _TENANT = "dataset = $1 AND project_id = $2"
 _ORDER = " ORDER BY subject, predicate, object, id"
+
+
+def valid_time_sql(when: str, alias: str = "") -> str:
+    """The condition "true in the user's world at ``when``" on a fact row (``alias.``
+    columns when given), with the start of domain.time.effective_start."""
+    t = f"{alias}." if alias else ""
+    start = (
+        f"coalesce({t}valid_from, CASE WHEN {t}valid_until <= {t}stated_at"
+        f" THEN '-infinity'::timestamptz ELSE {t}stated_at END)"
+    )
+    return f"{start} <= {when} AND ({t}valid_until IS NULL OR {t}valid_until > {when})"
 
 
 @dataclass(frozen=True)
@@ -87,10 +99,7 @@ async def facts_at(
         where = [f"created_at <= {at} AND (invalid_at IS NULL OR invalid_at > {at})"]
     if valid_at is not None or as_of is None:
         when = "now()" if valid_at is None else param(valid_at)
-        where.append(
-            f"coalesce(valid_from, stated_at) <= {when}"
-            f" AND (valid_until IS NULL OR valid_until > {when})"
-        )
+        where.append(valid_time_sql(when))
     if entity_id is not None:
         args.append(entity_id)
         where.append(f"(subject_entity_id = ${len(args)} OR object_entity_id = ${len(args)})")

@@ -32,6 +32,7 @@ JOIN_ACME_PLUS_A_DAY = midnight(JOIN_ACME) + timedelta(days=1)
 JOIN_BETA = date_in(40)
 BETWEEN_THE_PLANS = midnight(date_in(30))
 ANTHROPIC_SINCE = date_in(-30)
+LEFT_PARIS = date_in(-400)
 SELL_CIVIC = date_in(14)
 CIVIC = graph(
     {"honda civic": "VEHICLE"},
@@ -75,6 +76,18 @@ CASES: dict[str, Case] = {
         ("ep-1", ago(60), GOOGLE),
         ("ep-2", ago(5), graph({"anthropic": "ORG"},
                                claim("user", "works at", "anthropic", since=ANTHROPIC_SINCE))),
+    ]),
+    # "I lived in Paris until last autumn", said today: true before its end, start unknown.
+    "history-said-now": Case([
+        ("ep-1", ago(1), graph({"paris": "PLACE"},
+                               claim("user", "lives in", "paris", until=LEFT_PARIS))),
+    ]),
+    # "I live in Berlin", then "I moved to Munich a month ago": Berlin had ended before it
+    # was said, so it was true up to the move, not never.
+    "backdated-move": Case([
+        ("ep-1", ago(10), graph({"berlin": "PLACE"}, claim("user", "lives in", "berlin"))),
+        ("ep-2", ago(5), graph({"munich": "PLACE"},
+                               claim("user", "lives in", "munich", since=ANTHROPIC_SINCE))),
     ]),
     # "I'm selling my Civic in two weeks": the fact and what hangs on it end then.
     "future-closure": Case([
@@ -217,6 +230,31 @@ async def test_a_past_start_backdates_the_change(run: Run) -> None:
         "SELECT min(created_at) FROM facts WHERE dataset = $1", run.tenants["past-start"][0]
     )
     assert await run.true_at("past-start", ago(10), as_of=first_write) == ["user works at google"]
+
+
+async def test_a_fact_that_ended_before_it_was_said_is_true_up_to_its_end(run: Run) -> None:
+    paris, left = "user lives in paris", midnight(LEFT_PARIS)
+    assert await run.table("history-said-now") == table(
+        [Row("user", "lives in", "paris", "ep-1", "expired", valid_until=left)]
+    )
+    assert await run.true_at("history-said-now", left - timedelta(days=30)) == [paris]
+    assert await run.true_at("history-said-now", left + timedelta(days=1)) == []
+    assert await run.true_at("history-said-now", NOW) == []
+
+
+async def test_a_change_backdated_before_the_old_fact_was_said_ends_it_there(run: Run) -> None:
+    munich, moved = "user lives in munich", midnight(ANTHROPIC_SINCE)
+    assert await run.table("backdated-move") == table([
+        Row("user", "lives in", "berlin", "ep-1", "superseded", by=munich),
+        Row("user", "lives in", "berlin", "ep-2", "expired", valid_until=moved,
+            end="superseded", end_by=munich),
+        Row("user", "lives in", "munich", "ep-2", valid_from=moved),
+    ])  # fmt: skip
+    assert await run.true_at("backdated-move", moved - timedelta(days=3)) == [
+        "user lives in berlin"
+    ]
+    for when in (ago(20), ago(7), NOW):  # never both, nor Berlin again after the move
+        assert await run.true_at("backdated-move", when) == [munich], when
 
 
 async def test_a_future_closure_ends_the_fact_and_its_anchored_facts_at_its_date(

@@ -81,6 +81,11 @@ async def corpus(pool: Any) -> dict[str, Any]:
         ids["future"] = await insert(conn, tenant, "user", "works at", "acme",
                                      valid_from=NOW + timedelta(days=20),
                                      embedding=near_job(0.96, "f"))  # fmt: skip
+        # "I worked at Initech until last year", said yesterday: true before its end.
+        ids["initech"] = await insert(
+            conn, tenant, "user", "works at", "initech", stated_at=NOW - timedelta(days=1),
+            valid_until=NOW - timedelta(days=400), embedding=near_job(0.95, "i"),
+        )  # fmt: skip
         # The other tenant holds the best possible match: it must never show.
         ids["other_job"] = await insert(conn, other, "user", "works at", "anthropic",
                                         embedding=JOB)  # fmt: skip
@@ -113,7 +118,7 @@ async def test_the_expected_fact_ranks_first_and_the_untrusted_never_shows(
     ranked = names(result, corpus)
     assert ranked[0] == "anthropic"
     # below retrieval_min_confidence, ended, untrusted, not yet true, another tenant's
-    assert not {"openai", "google", "meta", "future", "other_job"} & set(ranked)
+    assert not {"openai", "google", "meta", "future", "initech", "other_job"} & set(ranked)
     best = result.hits[0]
     assert best.vector_rank == 1 and best.text_rank == 1  # both halves agree
     assert best.fact.source_quote == "I work at Anthropic now"
@@ -128,6 +133,7 @@ async def test_the_expected_fact_ranks_first_and_the_untrusted_never_shows(
         ({"include_ended": True}, "google"),
         ({"valid_at": NOW - timedelta(days=40)}, "google"),
         ({"valid_at": NOW + timedelta(days=30)}, "future"),
+        ({"valid_at": NOW - timedelta(days=500)}, "initech"),
     ],
 )
 async def test_what_is_hidden_shows_when_asked_for(

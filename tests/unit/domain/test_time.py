@@ -9,6 +9,7 @@ from streams.domain import dedup
 from streams.domain.contradictions import Pair, PairRule, apply_verdicts
 from streams.domain.facts import LiveFact
 from streams.domain.time import (
+    EARLIEST,
     changed_before_start,
     earliest,
     effective_start,
@@ -30,6 +31,15 @@ def test_a_fact_without_a_start_is_true_from_when_it_was_said() -> None:
     assert effective_start(NOW - 30 * DAY, NOW - DAY) == NOW - 30 * DAY
     naive = (NOW - 2 * DAY).replace(tzinfo=None)  # taken as UTC, as asyncpg stores it
     assert effective_start(naive, NOW) == NOW - 2 * DAY
+
+
+def test_a_fact_that_ended_before_it_was_said_has_an_unknown_start() -> None:
+    said, ended = NOW - DAY, NOW - 400 * DAY  # "I lived in Paris until last autumn"
+    assert effective_start(None, said, ended) == EARLIEST
+    assert valid_at(None, ended, said, ended - 30 * DAY) and not valid_at(None, ended, said, said)
+    assert effective_start(None, said, NOW + DAY) == said  # ends later: from when said
+    assert effective_start(NOW - 500 * DAY, said, ended) == NOW - 500 * DAY
+    assert not valid_at(NOW - 500 * DAY, ended, said, NOW - 600 * DAY)
 
 
 def test_valid_at_is_start_inclusive_end_exclusive() -> None:
