@@ -46,6 +46,7 @@ _TYPE_ALIASES = {
 }  # fmt: skip
 _APOSTROPHES = re.compile(r"['’`´]")
 _PLACEHOLDER = re.compile(r"[yYmMdDxX?_]{2,}")  # YYYY-MM-DD, XXXX-XX-XX, ____-__-__
+_YEAR_MONTH = re.compile(r"([0-9]{4})(?:-([0-9]{2}))?")  # "2015", "2015-06": a first day
 
 
 @dataclass(frozen=True)
@@ -144,9 +145,9 @@ def _as_number(value: object) -> float | None:
 
 
 def sanitise_date(value: object) -> tuple[datetime | None, bool]:
-    """(parsed UTC datetime or None, rejected?). Null means "not stated" and is not a
-    rejection; placeholders ("YYYY-MM-DD"), unparseable junk and what is not a string at
-    all (a number, an object) are rejected. RFC 3339's lower-case "t" and "z" are read."""
+    """(parsed UTC datetime or None, rejected?). Null means "not stated", not a rejection;
+    placeholders ("YYYY-MM-DD"), junk and non-strings (a number, an object) are rejected.
+    RFC 3339's "t", "z" are read; a bare year or year-month ("since 2015") is its first day."""
     if value is None:
         return None, False
     if not isinstance(value, str):
@@ -156,6 +157,8 @@ def sanitise_date(value: object) -> tuple[datetime | None, bool]:
         return None, False
     if _PLACEHOLDER.search(text):
         return None, True
+    if partial := _YEAR_MONTH.fullmatch(text):  # month 00 or 13 stays unparseable
+        text = f"{partial[1]}-{partial[2] or '01'}-01"
     try:
         parsed = datetime.fromisoformat(text.upper().replace("Z", "+00:00"))
         # An offset can push year 1 or 9999 out of range (OverflowError).

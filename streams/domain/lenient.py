@@ -4,12 +4,16 @@ A response model whose lists are declared in ``item_models`` validates each list
 its own. An entry that breaks its schema (a missing field, a number where a string
 belongs) becomes one line in :attr:`ItemByItem.rejected`, saying where and why, and the
 other entries survive; a list over ``MAX_ITEMS`` is cut there, the cut reported too, so a
-hostile answer of 10,000 items costs no more than a big honest one. :func:`read_reply`
-reads the answer's text: JSON that the fast parser refuses but that still parses (an
-unpaired surrogate escape such as ``"\\ud800"``, an entry nested thousands of levels
-deep) is read too, the unpaired surrogate as U+FFFD and what lies deeper than
-``MAX_DEPTH`` as null, so the junk costs only its own entry.
-Only an answer that is not a JSON object at all still fails as a whole.
+hostile answer of 10,000 items costs no more than a big honest one.
+
+:func:`read_reply` reads the answer's text. Clean JSON goes straight to pydantic's fast
+parser. What that parser refuses but a model or gateway still meant as the answer is read
+too: a byte-order mark, a markdown code fence, prose before or after the JSON object (the
+first complete JSON value is taken, the rest ignored), an unpaired surrogate escape such
+as ``"\\ud800"`` (read as U+FFFD), an entry nested deeper than ``MAX_DEPTH`` (read as
+null) and an integer too long for Python's int-string limit (read as infinity, which the
+field's own validator then rejects or the guards distrust), so the junk costs only its
+own entry. Only an answer that holds no JSON object at all still fails as a whole.
 """
 
 from __future__ import annotations
@@ -99,19 +103,56 @@ def _mend_surrogate(match: re.Match[str]) -> str:
 
 def read_reply(model: type[M], text: str) -> M:
     """``text`` (a model's JSON answer) validated as ``model``; raises ValidationError (a
-    ValueError) when it is not JSON or not an object of that shape at all."""
+    ValueError) when it holds no JSON object, or none of that shape."""
     try:
         return model.model_validate_json(text)
     except ValidationError as exc:
         if not any(e.get("type") in _UNPARSED for e in exc.errors()):
             raise
         refused = exc
-    mended = cut_deep(_SURROGATES.sub(_mend_surrogate, text), MAX_DEPTH)
-    try:
-        data = json.loads(mended)
-    except (ValueError, RecursionError):
+    data = _find_json(_SURROGATES.sub(_mend_surrogate, text))
+    if data is None:
         raise refused from None
     return model.model_validate(data)
+
+
+def _read_int(digits: str) -> int | float:
+    """A JSON integer; one past Python's int-string limit (4300 digits) is infinite, so
+    it costs its own field rather than the whole answer."""
+    try:
+        return int(digits)
+    except ValueError:
+        return float("-inf") if digits.startswith("-") else float("inf")
+
+
+_DECODER = json.JSONDecoder(parse_int=_read_int)
+# A markdown code fence opening a line (a raw newline cannot sit inside a JSON string).
+_FENCE = re.compile(r"^[ \t]*```[^`\n]*\n", re.MULTILINE)
+_OPENER = re.compile(r"[\[{]")
+
+
+def _starts(text: str) -> list[int]:
+    """Where the answer's JSON may begin, likeliest first: the first bracket (a list that
+    starts there is taken as the answer, so it is still refused as not an object), the
+    first brace, and both again after the first code fence, for prose before the fence
+    that holds brackets of its own."""
+    fence = _FENCE.search(text)
+    starts: list[int] = []
+    for begin in (0, fence.end()) if fence else (0,):
+        bracket = _OPENER.search(text, begin)
+        starts += [bracket.start(), text.find("{", begin)] if bracket else []
+    return [at for at in dict.fromkeys(starts) if at >= 0]
+
+
+def _find_json(text: str) -> Any:
+    """The first complete JSON array or object in ``text``, what precedes and follows it
+    ignored, cut to ``MAX_DEPTH``; None when there is none."""
+    for at in _starts(text):
+        try:
+            return _DECODER.raw_decode(cut_deep(text[at:], MAX_DEPTH))[0]
+        except (ValueError, RecursionError):
+            continue
+    return None
 
 
 def cut_deep(text: str, limit: int) -> str:

@@ -23,7 +23,7 @@ from streams.domain.guards import (
     sanitise_date,
     validate_entity_type,
 )
-from streams.domain.names import canonical_name
+from streams.domain.names import canonical_name, canonical_value, fold
 from streams.domain.users_world import allow_subjects, cap_facts, prune_orphans
 from streams.events import DropStage, Entity, EntityType, FactKind
 from streams.settings import Settings
@@ -509,4 +509,124 @@ def test_an_inverted_validity_keeps_the_claim_without_either_date() -> None:
     assert c is not None and (c.valid_from, c.valid_until) == (None, None)
     assert [d.reason for d in dropped] == ["invalid_date"]
     assert "before validFrom" in dropped[0].detail
+    c.to_fact()  # a valid event
+
+
+# --- folding across scripts: Turkish ı, Greek accents, apostrophes --------------------------
+
+
+def _fold_alike(a: str, b: str) -> bool:
+    return (fold(a), canonical_name(a), canonical_value(a)) == (
+        fold(b), canonical_name(b), canonical_value(b),
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("KADIKÖY", "Kadıköy"),  # Turkish dotless ı
+        ("DİYARBAKIR", "Diyarbakır"),
+        ("IĞDIR", "Iğdır"),
+        ("ŞIRNAK", "Şırnak"),
+        ("𝚤zmir", "izmir"),  # mathematical dotless ı (NFKC gives ı)
+        ("ΑΘΗΝΑ", "Αθήνα"),  # Greek capitals are written without tonos
+        ("ΗΡΑΚΛΕΙΟ", "Ηράκλειο"),
+        ("ΠΡΩΤΕΪΝΗ", "πρωτεΐνη"),  # dialytika and tonos
+        ("ΚΑΪΡΟ", "Κάιρο"),
+        ("Αθη\u0301να", "ΑΘΗΝΑ"),  # a combining acute after a Greek letter
+        ("ΑΘΗΝΑΙ", "Ἀθῆναι"),  # polytonic breathing and perispomeni
+        ("O'Brien", "O’Brien"),  # U+2019
+        ("O'Brien", "Oʼbrien"),  # U+02BC
+        ("O'Brien", "O‘Brien"),  # U+2018
+        ("O'Brien", "O´Brien"),  # U+00B4, which NFKC would split into a space and an accent
+        ("D'Angelo's", "D’Angelo’s"),
+    ],
+)
+def test_names_and_values_that_fold_alike(a: str, b: str) -> None:
+    assert _fold_alike(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("ankara", "antalya"),
+        ("José", "Jose"),  # Latin accents keep their meaning
+        ("Müller", "Muller"),
+        ("São Paulo", "Sao Paulo"),
+        ("résumé", "resume"),
+        ("Αθήνα José", "ΑΘΗΝΑ Jose"),  # a Latin accent next to Greek is kept
+        ("αé", "αe"),
+        ("Πάτρα", "Πάρτα"),
+        ("O'Brien", "OBrien"),
+    ],
+)
+def test_names_and_values_that_stay_distinct(a: str, b: str) -> None:
+    assert not _fold_alike(a, b)
+
+
+def test_folding_keeps_the_rest_of_the_text() -> None:
+    assert fold("ΑΘΗΝΑ") == fold("Αθήνα") == "αθηνα"
+    assert fold("Kadıköy") == "kadiköy"
+    assert fold("O’Brien") == "o'brien"
+    assert canonical_name("‘Acme’") == "acme"  # curly quotes at the edges still stripped
+    assert normalise_predicate("Doesn’t Like") == normalise_predicate("doesn't like")
+
+
+@pytest.mark.parametrize(
+    "alias", ["ME", "Me", "me", "I", "i", "MYSELF", "Myself", "THE USER", "User", " ME. "]
+)
+def test_self_references_in_any_case_are_the_user(alias: str) -> None:
+    assert canonical_name(alias) == "user"
+    graph = RawGraph(
+        entities=[RawEntity(name="sister", type="PERSON")],
+        relationships=[
+            raw(alias, "has sister", "sister", confidence=0.9),
+            raw("sister", "admires", alias, confidence=0.9),
+        ],
+    )
+    _, facts, _ = apply_guards(graph, KnownEntities(), SETTINGS)
+    assert {(f.triple, f.kind) for f in facts} == {
+        (("user", "has sister", "sister"), REL),
+        (("sister", "admires", "user"), REL),
+    }
+
+
+# --- partial dates: a bare year or a year and month --------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        ("2015", datetime(2015, 1, 1, tzinfo=UTC)),
+        (" 2015 ", datetime(2015, 1, 1, tzinfo=UTC)),
+        ("2015-06", datetime(2015, 6, 1, tzinfo=UTC)),
+        ("2015-12", datetime(2015, 12, 1, tzinfo=UTC)),
+        ("1000", datetime(1000, 1, 1, tzinfo=UTC)),
+        ("9998-12", datetime(9998, 12, 1, tzinfo=UTC)),
+    ],
+)
+def test_a_bare_year_or_year_month_is_its_first_day(given: str, expected: datetime) -> None:
+    assert sanitise_date(given) == (expected, False)
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        "YYYY", "YYYY-MM", "XXXX", "2015-MM", "0000", "0000-00", "2015-00", "2015-13",
+        "0999", "0999-12", "9999", "9999-01", "2015-6", "201506", "15", "2015-", "-2015",
+        "2015-06Z", "2015-06-", "２０１５", "٢٠١٥", "2015 06", "year 2015",
+    ],
+)  # fmt: skip
+def test_partial_date_placeholders_and_junk_are_rejected(given: str) -> None:
+    assert sanitise_date(given) == (None, True)
+
+
+def test_a_claim_since_a_bare_year_keeps_its_date() -> None:
+    c, dropped = clean_claim(
+        raw("user", "lives in", "berlin", validFrom="2015", validUntil="2024-06"), REL, SETTINGS
+    )
+    assert dropped == [] and c is not None
+    assert (c.valid_from, c.valid_until) == (
+        datetime(2015, 1, 1, tzinfo=UTC), datetime(2024, 6, 1, tzinfo=UTC),
+    )  # fmt: skip
     c.to_fact()  # a valid event

@@ -6,6 +6,7 @@ import pytest
 from pydantic import ValidationError
 
 from streams.domain.graph import RawGraph
+from streams.domain.guards import read_confidence
 from streams.domain.lenient import cut_deep, read_reply
 from streams.model.ports import JudgeOutput
 
@@ -72,3 +73,93 @@ def test_cut_deep_leaves_strings_and_shallow_json_alone() -> None:
     assert cut_deep('{"a": "x\\"[[[", "b": [[[]]]}', 2) == '{"a": "x\\"[[[", "b": [null]}'
     shallow = '{"entities": [{"name": "acme"}]}'
     assert cut_deep(shallow, 64) is shallow
+
+
+CLEAN = (
+    '{"entities": [{"name": "acme", "type": "ORG"}, {"name": "tea", "type": "THING"}],'
+    ' "relationships": [{"subject": "user", "predicate": "works_at", "object": "acme",'
+    ' "confidence": 0.9, "sourceQuote": "I work at acme"}], "literalFacts": []}'
+)
+
+
+def test_the_clean_answer_reads_as_expected() -> None:
+    graph = read_reply(RawGraph, CLEAN)
+    assert [e.name for e in graph.entities] == ["acme", "tea"]
+    assert [(c.predicate, c.object) for c in graph.relationships] == [("works_at", "acme")]
+    assert graph.rejected == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\ufeff" + CLEAN,
+        "\ufeff \n\t" + CLEAN + " \n\n",
+        "\n\n  " + CLEAN + "\r\n",
+    ],
+)
+def test_a_bom_and_surrounding_whitespace_are_ignored(text: str) -> None:
+    assert read_reply(RawGraph, text) == read_reply(RawGraph, CLEAN)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "```json\n" + CLEAN + "\n```",
+        "```\n" + CLEAN + "\n```\n",
+        "Here is the JSON:\n```json\n" + CLEAN + "\n```",
+        "Here is the {graph} [as asked]:\n\n```JSON\n" + CLEAN + "\n```\nDone.",
+    ],
+)
+def test_a_markdown_code_fence_around_the_json_is_ignored(text: str) -> None:
+    assert read_reply(RawGraph, text) == read_reply(RawGraph, CLEAN)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        CLEAN + "\n\nLet me know if you need more.",
+        "Sure! Here it is: " + CLEAN + "\nAnything {else}?",
+        "[Note] extracted from the chat: " + CLEAN,
+        CLEAN + '\n\nIn Python:\n```py\nx = {"entities": []}\n```',
+    ],
+)
+def test_prose_before_or_after_the_json_is_ignored(text: str) -> None:
+    assert read_reply(RawGraph, text) == read_reply(RawGraph, CLEAN)
+
+
+@pytest.mark.parametrize("sign", ["", "-"])
+def test_an_integer_too_long_for_python_costs_only_its_entry(sign: str) -> None:
+    huge = sign + "9" * 5000  # past Python's 4300-digit int-string limit
+    output = read_reply(
+        JudgeOutput,
+        f'{{"verdicts": [{{"pair_id": {huge}, "verdict": "old"}},'
+        ' {"pair_id": 2, "verdict": "new"}]}',
+    )
+    assert [(v.pair_id, v.verdict.value) for v in output.verdicts] == [(2, "new")]
+    assert output.rejected == ["verdicts[0]: pair_id: Input should be a finite number"]
+
+
+def test_an_integer_too_long_as_a_confidence_leaves_the_claim_untrusted() -> None:
+    text = CLEAN.replace('"confidence": 0.9', '"confidence": ' + "1" * 5000)
+    graph = read_reply(RawGraph, text)
+    assert [e.name for e in graph.entities] == ["acme", "tea"]
+    [claim] = graph.relationships
+    assert claim.object == "acme"
+    assert read_confidence(claim.confidence)[0] == 0.0
+    assert read_confidence(claim.confidence)[1] is not None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\ufeff",
+        "```json\nnot json\n```",
+        "Sorry, I found nothing {relevant} to extract.",
+        '```json\n{"entities": [\n```',  # truncated inside the fence
+        'Here: [{"entities": []}]',  # a list, not an object
+        "\ufeff" + '["user", "likes", "tea"]',
+    ],
+)
+def test_a_wrapped_answer_with_no_json_object_still_fails_as_a_whole(text: str) -> None:
+    with pytest.raises(ValidationError):
+        read_reply(RawGraph, text)
