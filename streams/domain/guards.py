@@ -30,6 +30,7 @@ from streams.domain.drops import bound_dropped, drop
 from streams.domain.graph import RawClaim, RawEntity, RawGraph
 from streams.domain.names import canonical_name, canonical_value, fold, strip_unstorable
 from streams.domain.users_world import cap_facts, keep_users_world, prune_orphans
+from streams.domain.wording import cut_at_word
 from streams.event_fields import EARLIEST_YEAR, LATEST_YEAR
 from streams.events import USER_ENTITY, Dropped, Entity, EntityType, Fact, FactKind
 from streams.settings import Settings
@@ -207,7 +208,7 @@ def clean_claim(
     confidence, untrusted = read_confidence(raw.confidence)
     claim = Claim(
         subject, predicate, cap_length(obj, settings.object_max_chars), declared, confidence,
-        cap_length(strip_unstorable(raw.sourceQuote).strip(), settings.quote_max_chars),
+        cut_at_word(strip_unstorable(raw.sourceQuote).strip(), settings.quote_max_chars),
         untrusted=untrusted,
     )  # fmt: skip
     if not subject or not predicate or not obj:

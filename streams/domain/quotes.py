@@ -1,155 +1,198 @@
 """The quote check: is a claim's sourceQuote in the user's own words of the window?
 
-Run in code after the guards, whatever the model said. Both sides are normalised the
-same way (compatibility-decomposed, case folded, accents and other combining marks
-dropped, punctuation and symbols parting words, invisible format characters removed,
-whitespace collapsed, in any script), then the quote is looked for as whole words ("car"
-is not in "carpet"); failing that, as a close match: at least ``CLOSE_MATCH`` of the
-words of the stretch it spans, on both sides, shared in order with one user message (a
-character is a word in scripts written without spaces). A word left out or added in a
-long quote still passes; a quote that drops a word the user said in the middle of it
-("I like coffee" from "I don't like coffee") does not, and neither does one the user
-negated just before it ("I do not like coffee" for "like coffee"). A quote with an
-ellipsis ("sold my civic ... bought a tesla") is checked part by part. A quote too short
-to say anything (one letter) supports nothing. A claim whose quote fails (or that has
-none) is still stored, marked untrusted with the reason: it never ends another fact.
-Assistant, system and tool messages do not count: a fact only the assistant asserted is
-not the user's.
+Run in code after the guards, whatever the model said. Both sides are folded to words the
+same way (streams/domain/wording.py: case, accents, punctuation, invisible characters and
+digit groups folded, in any script), then the quote is looked for as whole words ("car"
+is not in "carpet"); failing that, as a close match: at least ``CLOSE_MATCH`` of its
+words shared in order with one user message, where what differs is only a typo fixed, a
+contraction spelled out ("I'm" / "I am") or a short word added, and the user's words the
+quote leaves out are few. A different word (Munich for Berlin, 5 for 3, hate for love) is
+not a close match, nor is a dropped or added negation (streams/domain/negation.py), nor a
+quote the user negated just before or after ("I do not really like coffee" for "like
+coffee"). A quote with an ellipsis ("sold my civic ... bought a tesla") is checked part by
+part, the parts in the order the user wrote them. A quote too short to say anything (one
+letter) supports nothing. A claim whose quote fails (or that has none) is still stored,
+marked untrusted with the reason: it never ends another fact. Assistant, system and tool
+messages do not count: a fact only the assistant asserted is not the user's.
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
+from bisect import bisect_left
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 from difflib import SequenceMatcher
-from typing import NamedTuple
+from itertools import pairwise
 
 from streams.domain.guards import Claim
+from streams.domain.negation import any_negator, negated_after, negated_before
+from streams.domain.wording import is_unspaced, normalise, tokens, words_and_breaks
 from streams.events import Message, Role
 
+__all__ = ["CLOSE_MATCH", "check_quotes", "normalise", "quote_found", "user_texts"]
+
 CLOSE_MATCH = 0.85
+_TYPO = 0.75  # a word this close in letters to the user's is the same word, mended
+_SHORT_WORD = 3  # letters of a word a quote may add ("a", "the", "and")
 _ELLIPSIS = re.compile(r"\.{3,}|…")
 _MIN_PART_CHARS = 3  # ellipsis parts shorter than this ("a") say nothing on their own
-
-
-def normalise(text: str) -> str:
-    """Case, width, accents, punctuation and spacing folded away; letters and digits kept."""
-    folded = unicodedata.normalize("NFKD", text).casefold().translate(_FOLDS)
-    return " ".join(folded.split())
-
-
-class _Folds(dict[int, str | None]):
-    """What each code point becomes (str.translate's table), decided on first sight."""
-
-    def __missing__(self, code: int) -> str | None:
-        category = unicodedata.category(chr(code))
-        # Vowel signs and diacritics are written or left out alike, and so are invisible
-        # format characters (zero-width space, direction marks); punctuation, symbols,
-        # separators and controls part words.
-        dropped = category in ("Mn", "Cf")
-        folded = None if dropped else " " if category[0] in "PSZC" else chr(code)
-        if len(self) < _MAX_FOLDS:  # a hostile text of every code point stays bounded
-            self[code] = folded
-        return folded
-
-
-_MAX_FOLDS = 20_000
-_FOLDS = _Folds()
-
-# Scripts written without spaces between words: each of their characters is a token.
-_UNSPACED_RANGES = (
-    "\u0e00-\u0eff"  # Thai, Lao
-    "\u1000-\u109f"  # Myanmar
-    "\u1780-\u17ff"  # Khmer
-    "\u3040-\u30ff"  # Hiragana, Katakana
-    "\u3400-\u4dbf"  # CJK extension A
-    "\u4e00-\u9fff"  # CJK unified ideographs
-    "\uf900-\ufaff"  # CJK compatibility ideographs
-    "\U00020000-\U0003ffff"  # CJK extensions B on
-)
-_TOKEN = re.compile(f"[{_UNSPACED_RANGES}]|[^{_UNSPACED_RANGES}\\s]+")
-_UNSPACED = re.compile(f"[{_UNSPACED_RANGES}]")
-
-# Words that negate what follows them; a quote the user negated just before is not theirs.
-_NEGATING = frozenset(
-    {"not", "never", "nicht", "nie", "kein", "keine", "ne", "n", "jamais", "non", "nunca"}
-    | {"nao", "не", "ни", "никогда", "нет", "不", "没", "沒", "别", "別", "未", "无", "無"}
-)
-# Inside a quote's stretch, a left-out "no" (or the "t" of "don't") negates it as well.
-_NEGATING_INSIDE = _NEGATING | {"no", "t"}
 _MIN_QUOTE_CHARS = 3  # letters and digits; in scripts without spaces, two
 _MIN_UNSPACED_QUOTE_CHARS = 2
+# A repetitive message stays cheap: occurrences of a quote examined, positions of one
+# pair of words kept for anchoring a close match.
+_MAX_HITS = 64
+_MAX_SPOTS = 32
+_SPELLED_OUT = {"m": "am", "s": "is", "re": "are", "ve": "have", "ll": "will", "d": "would"}
 
 
-def tokens(normalised: str) -> list[str]:
-    """Words, and each character of scripts written without spaces."""
-    return _TOKEN.findall(normalised)
+class _Said:
+    """One user message as tokens, the words after punctuation, and lookups over them."""
+
+    __slots__ = ("_spots", "breaks", "offsets", "padded", "words")
+
+    def __init__(self, text: str) -> None:
+        self.words, self.breaks = words_and_breaks(text)
+        self.padded = f" {' '.join(self.words)} "
+        self.offsets: list[int] = []  # where " word" of each token begins in padded
+        at = 0
+        for word in self.words:
+            self.offsets.append(at)
+            at += len(word) + 1
+        self._spots: dict[tuple[str, str], list[int]] | None = None
+
+    def negated(self, start: int, end: int) -> bool:
+        return negated_before(self.words, start, self.breaks) or negated_after(
+            self.words, end, self.breaks
+        )
+
+    def spots(self) -> dict[tuple[str, str], list[int]]:
+        """Where each pair of consecutive words occurs (the first few times)."""
+        if self._spots is None:
+            self._spots = {}
+            for i, pair in enumerate(pairwise(self.words)):
+                seen = self._spots.setdefault(pair, [])
+                if len(seen) < _MAX_SPOTS:
+                    seen.append(i)
+        return self._spots
 
 
-def _negated_before(text: list[str], start: int) -> bool:
-    """Whether the word before ``text[start]`` negates it ("not", the "t" of "don't")."""
-    before = text[start - 1] if start > 0 else ""
-    if before == "t":
-        return start > 1 and text[start - 2].endswith("n")
-    return before in _NEGATING
-
-
-class _Said(NamedTuple):
-    """One user message, as tokens and as the padded string of them searched first."""
-
-    words: list[str]
-    padded: str
-
-    @classmethod
-    def of(cls, normalised: str) -> _Said:
-        words = tokens(normalised)
-        return cls(words, f" {' '.join(words)} ")
-
-
-def _whole_words_in(part: list[str], said: _Said) -> bool:
-    """``part`` as consecutive whole words of the message, not negated just before."""
+def _whole_words_at(part: list[str], said: _Said, lo: int) -> int | None:
+    """Where ``part`` ends as consecutive whole words of the message from word ``lo`` on,
+    not negated around it; None if nowhere."""
+    if lo >= len(said.words):
+        return None
     needle = f" {' '.join(part)} "
-    at = said.padded.find(needle)
-    while at >= 0:
-        if not _negated_before(said.words, said.padded.count(" ", 0, at)):
-            return True
+    at = said.padded.find(needle, said.offsets[lo])
+    for _ in range(_MAX_HITS):
+        if at < 0:
+            return None
+        start = bisect_left(said.offsets, at)
+        if not said.negated(start, start + len(part)):
+            return start + len(part)
         at = said.padded.find(needle, at + 1)
-    return False
+    return None
 
 
-def _close_enough(part: list[str], text: list[str]) -> bool:
-    """At least CLOSE_MATCH of ``part``'s tokens match, in order, within the stretch of
-    ``text`` around their longest shared run; the words of ``text`` inside the stretch
-    that ``part`` left out are few (at most one in four) and none negates it."""
+def _anchor(part: list[str], said: _Said, lo: int) -> int | None:
+    """The offset in the message at which most of ``part``'s word pairs line up."""
+    votes: Counter[int] = Counter()
+    spots = said.spots()
+    for b, pair in enumerate(pairwise(part)):
+        for a in spots.get(pair, ()):
+            if a >= lo:
+                votes[a - b] += 1
+    return max(votes, key=lambda at: (votes[at], -at)) if votes else None
+
+
+def _close_at(part: list[str], said: _Said, lo: int) -> int | None:
+    """Where a close match of ``part`` ends in the message from word ``lo`` on (see the
+    module doc); None if there is none."""
+    if len(part) < 2:
+        return None
     slack = len(part) // 4 + 2
-    offset = 0
-    if len(text) > len(part) + 2 * slack:
-        anchor = SequenceMatcher(None, text, part, autojunk=False).find_longest_match()
-        if anchor.size == 0:
-            return False
-        offset = max(0, anchor.a - anchor.b - slack)
-    window = text[offset : offset + len(part) + 2 * slack]
-    blocks = [
-        b
-        for b in SequenceMatcher(None, part, window, autojunk=False).get_matching_blocks()
-        if b.size
-    ]
-    matched = sum(b.size for b in blocks)
-    if not blocks or matched < CLOSE_MATCH * len(part):
+    offset = lo
+    if len(said.words) - lo > len(part) + 2 * slack:
+        anchor = _anchor(part, said, lo)
+        if anchor is None:
+            return None
+        offset = max(lo, anchor - slack)
+    window = said.words[offset : offset + len(part) + 2 * slack]
+    ops = SequenceMatcher(None, part, window, autojunk=False).get_opcodes()
+    equal = [op for op in ops if op[0] == "equal"]
+    if not equal or sum(i2 - i1 for _, i1, i2, _, _ in equal) < CLOSE_MATCH * len(part):
+        return None
+    first, last = equal[0][3], equal[-1][4]
+    left_out: list[str] = []
+    for tag, i1, i2, j1, j2 in ops:
+        if tag == "equal":
+            continue
+        inside = first <= j1 and j2 <= last
+        if inside:
+            left_out += window[j1:j2]
+        context = window[j1:j2] if inside else _nearest(window, j1, j2, i2 - i1, first)
+        if not _mended(part[i1:i2], context):
+            return None
+    if len(left_out) > max(1, len(part) // 4) or not _may_leave_out(left_out):
+        return None
+    if said.negated(offset + first, offset + last):
+        return None
+    return offset + last
+
+
+def _nearest(window: list[str], j1: int, j2: int, count: int, first: int) -> list[str]:
+    """The ``count`` message words next to a quote's words added before or after the
+    stretch it matches: what they would stand for."""
+    return window[max(j1, j2 - count) : j2] if j2 <= first else window[j1 : j1 + count]
+
+
+def _mended(added: list[str], theirs: list[str]) -> bool:
+    """Whether the quote's ``added`` words, where the user wrote ``theirs``, keep the
+    user's meaning: none at all, the same words mended (a typo, "I'm" for "I am"), or
+    short plain words."""
+    if not added:
+        return True
+    if any_negator(added) != any_negator(theirs) and any_negator(added):
         return False
-    first, last = blocks[0].b, blocks[-1].b + blocks[-1].size
-    inside = {i for b in blocks for i in range(b.b, b.b + b.size)}
-    left_out = [window[i] for i in range(first, last) if i not in inside]
-    if len(left_out) > max(1, len(part) // 4) or _NEGATING_INSIDE.intersection(left_out):
+    if _same_words(added, theirs):
+        return True
+    return all(len(w) <= _SHORT_WORD and not _weighty(w) for w in added) and not _substitutes(
+        added, theirs
+    )
+
+
+def _same_words(added: list[str], theirs: list[str]) -> bool:
+    ours = "".join(added)
+    spelled = "".join(_SPELLED_OUT.get(w, w) for w in theirs)
+    if not theirs or any(is_unspaced(w) for w in [*added, *theirs]):
         return False
-    return not _negated_before(text, offset + first)
+    if _digits(ours) != _digits(spelled):
+        return False
+    return SequenceMatcher(None, ours, spelled, autojunk=False).ratio() >= _TYPO
+
+
+def _substitutes(added: list[str], theirs: list[str]) -> bool:
+    """A short word standing where the user wrote a different word (Bob for Tom)."""
+    return bool(theirs) and len(added) == len(theirs)
+
+
+def _weighty(word: str) -> bool:
+    return is_unspaced(word) or any(c.isdigit() for c in word) or any_negator([word])
+
+
+def _digits(text: str) -> list[str]:
+    return re.findall(r"\d+", text)
+
+
+def _may_leave_out(words: list[str]) -> bool:
+    """The user's words a quote may skip: no negation, no number."""
+    return not any_negator(words) and not any(_digits(w) for w in words)
 
 
 def _too_short(parts: Sequence[list[str]]) -> bool:
     letters = sum(len(word) for part in parts for word in part)
-    unspaced = any(_UNSPACED.match(word) for part in parts for word in part)
+    unspaced = any(is_unspaced(word) for part in parts for word in part)
     return letters < (_MIN_UNSPACED_QUOTE_CHARS if unspaced else _MIN_QUOTE_CHARS)
 
 
@@ -159,28 +202,37 @@ def _quote_parts(quote: str) -> list[list[str]]:
     return long_enough or [p for p in parts if p]
 
 
-def quote_found(quote: str, user_texts: Sequence[str]) -> bool:
-    """Whether every part of ``quote`` is (nearly) in one of ``user_texts`` (normalised)."""
-    return _found(_quote_parts(quote), [_Said.of(text) for text in user_texts])
+def quote_found(quote: str, texts: Sequence[str]) -> bool:
+    """Whether every part of ``quote`` is (nearly) in ``texts``, the parts in order."""
+    return _found(_quote_parts(quote), [_Said(text) for text in texts])
 
 
 def _found(parts: Sequence[list[str]], said: Sequence[_Said]) -> bool:
     if not parts or _too_short(parts):
         return False
-    return all(
-        any(_whole_words_in(part, s) or _close_enough(part, s.words) for s in said)
-        for part in parts
-    )
+    message, word = 0, 0  # each part is looked for after the one before it
+    for part in parts:
+        for m in range(message, len(said)):
+            lo = word if m == message else 0
+            end = _whole_words_at(part, said[m], lo)
+            if end is None:
+                end = _close_at(part, said[m], lo)
+            if end is not None:
+                message, word = m, end
+                break
+        else:
+            return False
+    return True
 
 
 def user_texts(messages: Sequence[Message]) -> list[str]:
-    """The user's own messages of the window, normalised for :func:`quote_found`."""
-    return [normalise(m.content) for m in messages if m.role is Role.USER]
+    """The user's own messages of the window, for :func:`quote_found`."""
+    return [m.content for m in messages if m.role is Role.USER]
 
 
 def check_quotes(claims: Sequence[Claim], messages: Sequence[Message]) -> list[Claim]:
     """Each claim, marked untrusted when its quote is not in the user's messages."""
-    said = [_Said.of(text) for text in user_texts(messages)]
+    said = [_Said(text) for text in user_texts(messages)]
     out = []
     for claim in claims:
         reason = _quote_problem(claim.quote, said)

@@ -24,6 +24,7 @@ from streams.domain.guards import (
     validate_entity_type,
 )
 from streams.domain.names import canonical_name, canonical_value, fold
+from streams.domain.quotes import quote_found
 from streams.domain.users_world import allow_subjects, cap_facts, prune_orphans
 from streams.events import DropStage, Entity, EntityType, FactKind
 from streams.settings import Settings
@@ -203,6 +204,17 @@ def test_length_caps_object_and_quote() -> None:
     c, _ = clean_claim(long, LIT, SETTINGS)
     assert c is not None and len(c.object) == 500 and len(c.quote) == 200
     assert cap_length("short", 10) == "short"
+
+
+def test_a_long_quote_is_cut_between_words_and_still_found() -> None:
+    message = "Yes, " + "I sold my old Honda Civic last week " * 8  # the cap falls in "Honda"
+    c, _ = clean_claim(raw("user", "sold", "honda civic", sourceQuote=message), LIT, SETTINGS)
+    assert c is not None and len(c.quote) <= 200
+    assert message.startswith(c.quote) and message[len(c.quote)] == " "  # whole words
+    assert quote_found(c.quote, [message])
+    cjk = "我在北京工作" * 50
+    c, _ = clean_claim(raw("user", "works in", "北京", sourceQuote=cjk), LIT, SETTINGS)
+    assert c is not None and len(c.quote) == 200  # no spaces: any character ends a word
 
 
 def test_empty_predicate_after_normalisation_is_dropped() -> None:

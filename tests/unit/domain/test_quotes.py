@@ -131,3 +131,80 @@ def test_a_quote_too_short_says_so() -> None:
 def test_a_short_quote_in_a_script_without_spaces_is_enough() -> None:
     assert quote_found("東京", user_texts(said("東京に住んでいます")))
     assert quote_found("iphone", user_texts(said("iphoneを買った")))
+
+
+@pytest.mark.parametrize(
+    ("said_", "quote"),
+    [
+        ("No, I work at Google now.", "I work at Google now"),  # an answer, not a negation
+        ("no i work at google now", "I work at Google now"),
+        ("I earn 80,000 a year", "I earn 80000 a year"),  # digit groups
+        ("Ich verdiene 80.000 im Jahr", "verdiene 80000 im Jahr"),
+        ("I'm a nurse at the city hospital since last spring",
+         "I am a nurse at the city hospital since last spring"),  # spelled out
+        ("I didn't know that, but I love hiking in the Alps", "I love hiking in the Alps"),
+        ("I moved to Berlin with my wife and two kids last year",
+         "I moved to Berlin with my wife and two kids last yaer"),  # a typo
+        ("sold my civic. Then bought a tesla", "sold my civic ... bought a tesla"),
+        ("I love sushi ❤️", "I love sushi"),
+        ("Ich trinke gern Kaffee, aber nicht Tee", "Ich trinke gern Kaffee"),  # negation after
+    ],
+)  # fmt: skip
+def test_the_users_words_with_harmless_differences_are_found(said_: str, quote: str) -> None:
+    assert quote_found(quote, user_texts(said(said_)))
+
+
+@pytest.mark.parametrize(
+    ("said_", "quote"),
+    [
+        # one word changed in a long quote: a place, a number, a name, the feeling
+        ("I moved to Berlin with my wife and two kids last year",
+         "I moved to Munich with my wife and two kids last year"),
+        ("I have worked at Acme for 3 years as an engineer",
+         "I have worked at Acme for 5 years as an engineer"),
+        ("My sister Anna lives in Rome with her husband now",
+         "My sister Maria lives in Rome with her husband now"),
+        ("I work with Bob every day at the office", "I work with Tom every day at the office"),
+        ("I really love my job at the bank in the city",
+         "I really hate my job at the bank in the city"),
+        ("我有三个孩子和一只狗住在北京", "我有两个孩子和一只狗住在北京"),
+        ("I ❤️ sushi", "I 💔 sushi"),
+        # a negation added to a long quote
+        ("I do like the new office near the station a lot",
+         "I do not like the new office near the station a lot"),
+        # negated before, in other spellings, words between, other languages
+        ("I dont like coffee", "like coffee"),
+        ("I don't really like coffee", "like coffee"),
+        ("I no longer live in Berlin", "live in Berlin"),
+        ("Nobody likes my cooking", "likes my cooking"),
+        ("No me gusta el café", "me gusta el café"),
+        ("No me gusta el café", "gusta el café"),
+        ("Je n'aime pas le café du tout", "j'aime le café du tout"),
+        ("Ich habe keinen Hund", "Ich habe Hund"),
+        ("ฉันไม่ชอบกาแฟ", "ชอบกาแฟ"),
+        ("أنا لا أحب القهوة", "أحب القهوة"),
+        ("אני לא אוהב קפה", "אוהב קפה"),
+        ("मुझे कॉफी पसंद नहीं है", "मुझे कॉफी पसंद है"),
+        ("Tôi không thích cà phê", "thích cà phê"),
+        # negated after, as Korean and Japanese do
+        ("나는 커피를 좋아하지 않아요", "커피를 좋아하지"),
+        ("コーヒーが好きじゃない", "コーヒーが好き"),
+        # the parts of an ellipsis out of the order the user wrote them
+        ("bought a tesla. Later sold my civic", "sold my civic ... bought a tesla"),
+    ],
+)  # fmt: skip
+def test_a_quote_that_changes_a_word_or_drops_a_negation_is_not_found(
+    said_: str, quote: str
+) -> None:
+    assert not quote_found(quote, user_texts(said(said_)))
+
+
+def test_ellipsis_parts_may_span_messages_in_order() -> None:
+    texts = user_texts(said("I sold my civic last week.", "And I bought a tesla!"))
+    assert quote_found("sold my civic ... bought a tesla", texts)
+    assert not quote_found("bought a tesla ... sold my civic", texts)
+
+
+def test_a_quote_found_only_negated_in_one_message_is_found_in_another() -> None:
+    texts = user_texts(said("I don't like coffee in the morning.", "Actually I like coffee."))
+    assert quote_found("I like coffee", texts)
