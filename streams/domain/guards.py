@@ -18,14 +18,13 @@ never certain, and never ends another fact. The dropped list itself is bounded.
 
 from __future__ import annotations
 
-import json
-import math
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
+from streams.domain.confidence import read_confidence
 from streams.domain.drops import bound_dropped, drop
 from streams.domain.graph import RawClaim, RawEntity, RawGraph
 from streams.domain.names import canonical_name, canonical_value, fold, strip_unstorable
@@ -39,7 +38,6 @@ NAME_MAX_CHARS = 200  # Entity.name, Fact.subject and Fact.predicate limits
 # Claims kept by the extract stage before the user's world is decided after resolution:
 # room for the allow-list to drop, far above what an honest answer holds.
 PRE_CAP_FACTOR = 4
-NO_CONFIDENCE = "no confidence given"
 _TYPE_ALIASES = {
     "ORGANIZATION": EntityType.ORG, "ORGANISATION": EntityType.ORG, "COMPANY": EntityType.ORG,
     "LOCATION": EntityType.PLACE, "CITY": EntityType.PLACE, "COUNTRY": EntityType.PLACE,
@@ -106,43 +104,6 @@ def normalise_predicate(predicate: str) -> str:
 
 def cap_length(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit].rstrip()
-
-
-def read_confidence(value: object) -> tuple[float, str | None]:
-    """(confidence in [0, 1], why it is untrusted). A missing, non-finite or non-numeric
-    confidence (``true``, ``"90%"``, ``"0,9"``) is 0 and untrusted: below every threshold,
-    never certain. A number written as a plain decimal string ("0.9") is read."""
-    if value is None:
-        return 0.0, NO_CONFIDENCE
-    number = _as_number(value)
-    if number is None or not math.isfinite(number):
-        return 0.0, f"confidence {_shown(value)} is not a number"
-    return min(1.0, max(0.0, number)), None
-
-
-_DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
-
-
-def _shown(value: object) -> str:
-    """The value as the model wrote it (JSON), cut short."""
-    if isinstance(value, float):
-        return repr(value)
-    try:
-        return json.dumps(value, ensure_ascii=False)[:40]
-    except (TypeError, ValueError):
-        return type(value).__name__
-
-
-def _as_number(value: object) -> float | None:
-    if isinstance(value, bool):  # JSON true is not 1.0
-        return None
-    if isinstance(value, float):
-        return value
-    if isinstance(value, int):
-        return float(value) if abs(value) < 2**63 else math.inf
-    if isinstance(value, str) and _DECIMAL.fullmatch(value.strip()):
-        return float(value)
-    return None
 
 
 def sanitise_date(value: object) -> tuple[datetime | None, bool]:

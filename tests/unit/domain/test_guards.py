@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 import pytest
 
 from streams.domain import resolution
+from streams.domain.confidence import NO_CONFIDENCE, read_confidence
 from streams.domain.graph import RawClaim, RawEntity, RawGraph
 from streams.domain.guards import (
-    NO_CONFIDENCE,
     Claim,
     KnownEntities,
     apply_guards,
@@ -19,7 +19,6 @@ from streams.domain.guards import (
     decide_kind,
     ensure_user_entity,
     normalise_predicate,
-    read_confidence,
     sanitise_date,
     validate_entity_type,
 )
@@ -225,7 +224,11 @@ def test_empty_predicate_after_normalisation_is_dropped() -> None:
 @pytest.mark.parametrize(
     ("given", "expected"),
     [
-        (1.7, (1.0, None)),
+        (1.004, (1.0, None)),  # above 1 by rounding: clamped
+        (1.7, (0.0, "confidence 1.7 is not between 0 and 1")),
+        (90, (0.0, "confidence 90 is not between 0 and 1")),  # another scale: not certain
+        ("30", (0.0, 'confidence "30" is not between 0 and 1')),
+        (1e300, (0.0, "confidence 1e+300 is not between 0 and 1")),
         (-0.2, (0.0, None)),
         (0.42, (0.42, None)),
         (None, (0.0, NO_CONFIDENCE)),

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
+from streams.domain.confidence import read_confidence
 from streams.domain.graph import RawGraph
-from streams.domain.guards import read_confidence
 from streams.domain.lenient import cut_deep, read_reply
 from streams.model.ports import JudgeOutput
 
