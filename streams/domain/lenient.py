@@ -103,7 +103,17 @@ def _mend_surrogate(match: re.Match[str]) -> str:
 
 def read_reply(model: type[M], text: str) -> M:
     """``text`` (a model's JSON answer) validated as ``model``; raises ValidationError (a
-    ValueError) when it holds no JSON object, or none of that shape."""
+    ValueError) when it holds no JSON object, or none of that shape. An answer that names
+    none of the model's fields but wraps one object in a single key (``{"result":
+    {...}}``, ``{"graph": {...}}``) is read from that object, not taken as empty."""
+    reply = _read(model, text)
+    if any(getattr(reply, name) for name in model.model_fields):
+        return reply
+    inner = _wrapped(text, model)
+    return reply if inner is None else model.model_validate(inner)
+
+
+def _read(model: type[M], text: str) -> M:
     try:
         return model.model_validate_json(text)
     except ValidationError as exc:
@@ -114,6 +124,15 @@ def read_reply(model: type[M], text: str) -> M:
     if data is None:
         raise refused from None
     return model.model_validate(data)
+
+
+def _wrapped(text: str, model: type[BaseModel]) -> dict[str, Any] | None:
+    """The one object an answer of a single unknown key wraps, if that is what it is."""
+    data = _find_json(_SURROGATES.sub(_mend_surrogate, text))
+    if not isinstance(data, dict) or len(data) != 1:
+        return None
+    [(key, inner)] = data.items()
+    return inner if isinstance(inner, dict) and key not in model.model_fields else None
 
 
 def _read_int(digits: str) -> int | float:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from pydantic import ValidationError
 
@@ -163,3 +165,14 @@ def test_an_integer_too_long_as_a_confidence_leaves_the_claim_untrusted() -> Non
 def test_a_wrapped_answer_with_no_json_object_still_fails_as_a_whole(text: str) -> None:
     with pytest.raises(ValidationError):
         read_reply(RawGraph, text)
+
+
+@pytest.mark.parametrize("key", ["result", "graph", "response", "data"])
+def test_an_answer_wrapped_in_one_key_is_read_from_inside(key: str) -> None:
+    wrapped = json.dumps({key: json.loads(CLEAN)})
+    assert read_reply(RawGraph, wrapped) == read_reply(RawGraph, CLEAN)
+
+
+def test_an_answer_with_unknown_keys_of_its_own_is_not_unwrapped() -> None:
+    assert read_reply(RawGraph, '{"note": "nothing here"}') == RawGraph()
+    assert read_reply(RawGraph, '{"a": {"entities": []}, "b": 1}') == RawGraph()
