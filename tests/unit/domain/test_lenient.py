@@ -94,38 +94,23 @@ def test_the_clean_answer_reads_as_expected() -> None:
 @pytest.mark.parametrize(
     "text",
     [
+        # a byte-order mark, whitespace around
         "\ufeff" + CLEAN,
         "\ufeff \n\t" + CLEAN + " \n\n",
         "\n\n  " + CLEAN + "\r\n",
-    ],
-)
-def test_a_bom_and_surrounding_whitespace_are_ignored(text: str) -> None:
-    assert read_reply(RawGraph, text) == read_reply(RawGraph, CLEAN)
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
+        # a markdown code fence, prose before it
         "```json\n" + CLEAN + "\n```",
         "```\n" + CLEAN + "\n```\n",
         "Here is the JSON:\n```json\n" + CLEAN + "\n```",
         "Here is the {graph} [as asked]:\n\n```JSON\n" + CLEAN + "\n```\nDone.",
-    ],
-)
-def test_a_markdown_code_fence_around_the_json_is_ignored(text: str) -> None:
-    assert read_reply(RawGraph, text) == read_reply(RawGraph, CLEAN)
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
+        # prose before or after the JSON
         CLEAN + "\n\nLet me know if you need more.",
         "Sure! Here it is: " + CLEAN + "\nAnything {else}?",
         "[Note] extracted from the chat: " + CLEAN,
         CLEAN + '\n\nIn Python:\n```py\nx = {"entities": []}\n```',
     ],
 )
-def test_prose_before_or_after_the_json_is_ignored(text: str) -> None:
+def test_what_surrounds_the_json_of_an_answer_is_ignored(text: str) -> None:
     assert read_reply(RawGraph, text) == read_reply(RawGraph, CLEAN)
 
 
