@@ -105,6 +105,7 @@ class KafkaIO(ProducerSide):
         self._epochs = itertools.count(1)
         self.consumer = Consumer(self._consumer_conf())
         self._group_meta = self.consumer.consumer_group_metadata()
+        self._closing = False
         self.producer = Producer(self._producer_conf())
         self._cluster = "ok"
 
@@ -226,6 +227,7 @@ class KafkaIO(ProducerSide):
         return offsets
 
     def close(self) -> None:
+        self._closing = True
         try:
             self.consumer.close()
         finally:
@@ -258,7 +260,10 @@ class KafkaIO(ProducerSide):
             self._forget(tps)
 
     def _refresh_group_meta(self) -> None:
-        # A consumer that is closing cannot answer; its last metadata then stands.
+        # A consumer that is closing cannot answer (asked from the revoke callback inside
+        # close(), librdkafka can block for good); its last metadata then stands.
+        if self._closing:
+            return
         with contextlib.suppress(Exception):
             self._group_meta = self.consumer.consumer_group_metadata()
 
