@@ -49,7 +49,10 @@ async def test_extract_produces_the_guarded_graph_and_records_the_call(pool: Any
     }
     assert facts[("user", "has movie nights on", "fridays")].kind is FactKind.LITERAL
     assert facts[("user", "bought", "honda civic")].kind is FactKind.RELATIONSHIP
-    assert facts[("user", "bought", "honda civic")].confidence == 1.0
+    bought = facts[("user", "bought", "honda civic")]  # a confidence of 3: another scale
+    assert bought.confidence == 0.0 and "confidence 3 is not between 0 and 1" in (
+        bought.untrusted or ""
+    )
     assert facts[("user", "lives in", "berlin")].valid_from is not None
     assert {(e.name, e.type) for e in result.entities} == {
         ("user", EntityType.PERSON),
