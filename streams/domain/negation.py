@@ -1,12 +1,16 @@
 """Negation around a quote: words that turn what the user said into its opposite.
 
-A quote the user negated just before ("I do not really like coffee" for "like coffee"),
-just after (Korean "좋아하지 않아요", Japanese "好きじゃない"), or with a negating word left
-out of its middle ("I like coffee" from "I don't like coffee"), is not the user's claim.
-The lists cover the common negators of the languages people write to assistants in; every
-entry is folded like the text (wording.normalise), so accents, case and Hangul or kana
-decomposition do not matter. A few plain words ("really", "even", "longer", a clitic
-pronoun) may stand between a negator and what it negates.
+A quote the user negated before it in the same clause ("I do not really like coffee",
+"I don't think I like coffee" for "like coffee"), just after it ("Ich mag meinen Job
+nicht", "Je fume pas", Korean "좋아하지 않아요", Japanese "好きじゃない"), or with a negating
+word left out of its middle ("I like coffee" from "I don't like coffee"), is not the
+user's claim. A clause ends at punctuation and at a conjunction ("I'm not sure, but I
+moved to Lisbon"), and an answering "no" before a pronoun negates nothing ("No I work at
+Google now"). The lists cover the common negators of the languages people write to
+assistants in, leaving out those that are everyday words in another language (Italian
+"mai" is German "Mai", Romanian "nu" is Dutch "nu"); every entry is folded like the text
+(wording.normalise), so case, accents, contractions and Hangul or kana decomposition do
+not matter.
 """
 
 from __future__ import annotations
@@ -24,107 +28,125 @@ _NEGATORS = (
     " nicht nie niemals kein keine keinen keinem keiner keines nichts niemand weder"
     " niet nooit geen niets inte ikke ej aldrig aldri ingen inget"
     # French, Spanish, Portuguese, Italian, Romanian
-    " ne n pas jamais rien aucun aucune ni non nunca jamás tampoco ningún ninguno ninguna"
-    " nada nadie não nenhum nenhuma ninguém nem mai nessuno nessuna niente nulla né nu"
+    " pas jamais rien aucun aucune ni non nunca jamás tampoco ningún ninguno ninguna"
+    " nada nadie não nenhum nenhuma ninguém nem nessuno nessuna niente nulla"
     " niciodată nici"
     # Slavic, Greek, Turkish, Hungarian, Finnish
-    " не ни никогда нет нельзя ничего никто ніколи ні nie nigdy żaden nikdy žádný"
+    " не ни никогда нет нельзя ничего никто ніколи ні nie nigdy żaden ani nikdy žádný"
     " δεν μην ποτέ όχι ούτε değil asla hiç hiçbir nem soha sosem ei eivät emme"
     # Indonesian, Malay, Tagalog, Vietnamese
-    " tidak bukan belum jangan tiada hindi không chẳng chưa đừng chả"
+    " tidak tdk gak nggak enggak ngga bukan belum jangan tiada hindi không chưa đừng"
     # Arabic, Persian, Hebrew, Hindi, Urdu, Bengali
-    " لا لم لن ليس ليست غير نه هرگز לא אין אף מעולם नहीं न मत نہیں نہ না নয় নি"
+    " لا لم لن ليس ليست غير مش نه هرگز לא אין אף מעולם नहीं मत نہیں نہ না নয় নি নই"
     # Korean (before the verb), Chinese, Thai
-    " 안 못 아니 절대 전혀 不 没 沒 别 別 未 无 無 非 莫 勿 甭 ไม่ อย่า"
+    " 안 못 아니 절대 전혀 不 没 沒 未 无 無 莫 勿 甭 ไม่ อย่า"
 )
-# May stand between a negator and the words it negates ("not really", "no longer",
-# "don't even", "no me gusta", "nicht mehr", "不是很").
-_BETWEEN = (
-    "really even actually always ever quite very too much particularly especially exactly"
-    " longer more so that just truly necessarily yet any anymore do does did have has had be"
-    " been wirklich mehr gar sehr besonders ganz immer eigentlich wieder unbedingt vraiment"
-    " plus trop très beaucoup toujours encore y en me te se le la les lui realmente más muy"
-    " tan tanto siempre ya todavía aún lo nos os mais muito tão sempre já ainda lhe più"
-    " molto davvero già ancora proprio mi ti ci vi si очень совсем особо особенно всегда"
-    " больше уже вообще так 太 很 是 再 也 都 还 還 真 大 会 會 想 要 能"
-    " 정말 진짜 별로 잘 그렇게 많이 아직 더"
+# Where a clause ends, besides punctuation: what follows it is said on its own.
+_CONJUNCTIONS = (
+    "but and or so because since when while although though however then yet aber und"
+    " oder denn weil sondern doch mais et ou car donc pero y o porque sino pues e ma ed"
+    " però perché mas porém но и а или потому ale oraz lecz fakat ama ve tapi dan atau"
+    " nhưng và 但 而 和 并 且 แต่ และ لكن אבל लेकिन और 하지만 그리고 でも しかし そして"
 )
+# After what they negate, in the same clause: German, Dutch, Scandinavian, spoken French
+# and Portuguese, Hindi, Bengali, Turkish (değil, değilim).
+_AFTER_WORDS = "nicht nie niet nooit inte ikke aldrig pas plus jamais não नहीं ना না নয় নই নি"
 # After what they negate: Korean verb endings, and Japanese ones (their kana are tokens).
-_AFTER_PREFIXES = ("않", "못하", "못해", "못했", "아니", "없")
-_AFTER_JOINED = ("ない", "なかった", "ません", "じゃない", "じゃなかった", "ではない", "くない")
+_AFTER_PREFIXES = ("않", "못하", "못해", "못했", "아니", "없", "değil")
+_AFTER_JOINED = (
+    "ない",
+    "なかった",
+    "ません",
+    "じゃない",
+    "じゃなかった",
+    "ではない",
+    "くない",
+    "いない",
+    "いません",
+    "ありません",
+)
 
 
 def _folded(words: str) -> list[tuple[str, ...]]:
     return [tuple(tokens(normalise(word))) for word in words.split()]
 
 
-_PHRASES = _folded(_NEGATORS)  # one word may fold to several tokens (Thai ไม่)
-_BY_LAST: dict[str, list[tuple[str, ...]]] = {}
-for _phrase in _PHRASES:
-    _BY_LAST.setdefault(_phrase[-1], []).append(_phrase)
-_SINGLE = frozenset(p[0] for p in _PHRASES if len(p) == 1)
-_PAIRS = frozenset(p for p in _PHRASES if len(p) == 2)
-_BETWEEN_WORDS = frozenset(t for p in _folded(_BETWEEN) for t in p)
+def _by_last(words: str) -> dict[str, list[tuple[str, ...]]]:
+    """Each word as its tokens (one word may fold to several: Thai ไม่, "dont"), by the
+    last of them."""
+    out: dict[str, list[tuple[str, ...]]] = {}
+    for phrase in _folded(words):
+        out.setdefault(phrase[-1], []).append(phrase)
+    return out
+
+
+_NEGATOR_PHRASES = _by_last(_NEGATORS)
+_STOP_PHRASES = _by_last(_CONJUNCTIONS)
+_AFTER = frozenset(t for p in _folded(_AFTER_WORDS) for t in p)
 _AFTER_STARTS = tuple(normalise(p) for p in _AFTER_PREFIXES)
 _AFTER_KANA = tuple(normalise(p).replace(" ", "") for p in _AFTER_JOINED)
-_MAX_BETWEEN = 3
+_SCOPE = 6  # words looked back within the clause; after, three words or six characters
 # "No, I work at Google now" (or without the comma) answers a question: its "no" does not
 # negate what follows a subject pronoun, as Spanish "no tengo coche" does.
+_ANSWERS = frozenset(["no", "non", "нет", "nao"])
 _AFTER_A_NO = frozenset(
-    ["i", "im", "we", "you", "he", "she", "they", "it", "my", "our", "this", "that", "there", "yes"]
+    t
+    for p in _folded(
+        "i we you he she they it my our this that there yes je nous tu il elle on yo nosotros"
+        " ella eu nos ele ela я мы ты он она они"
+    )
+    for t in p
 )
 
 
-def _negator_ends_at(words: Sequence[str], end: int) -> bool:
-    """Whether a negator ends just before ``words[end]`` (the "t" of "don't" included)."""
-    if end <= 0:
-        return False
-    last = words[end - 1]
-    if last == "t":  # don't, isn't, can't: the apostrophe parted the word
-        return end > 1 and words[end - 2].endswith("n")
+def _ends_at(words: Sequence[str], end: int, phrases: dict[str, list[tuple[str, ...]]]) -> bool:
+    """Whether one of ``phrases`` ends just before ``words[end]``."""
     return any(
-        len(p) <= end and tuple(words[end - len(p) : end]) == p for p in _BY_LAST.get(last, ())
+        len(p) <= end and tuple(words[end - len(p) : end]) == p
+        for p in phrases.get(words[end - 1], ())
     )
 
 
 def negated_before(words: Sequence[str], start: int, breaks: Set[int] = frozenset()) -> bool:
-    """Whether the words before ``words[start]`` negate it, a few plain words allowed
-    between ("not really", "no longer", "don't even"); never across punctuation
-    (``breaks``: indexes of the words that follow some)."""
+    """Whether a negator stands before ``words[start]`` in its clause (a few words back,
+    not past punctuation (``breaks``: indexes of the words that follow some) or a
+    conjunction)."""
     end = start
-    for _ in range(_MAX_BETWEEN + 1):
-        if end in breaks:
+    while end > 0 and start - end < _SCOPE and end not in breaks:
+        if _ends_at(words, end, _STOP_PHRASES):
             return False
-        if _negator_ends_at(words, end) and not _an_answering_no(words, end):
+        if _ends_at(words, end, _NEGATOR_PHRASES) and not _an_answering_no(words, end):
             return True
-        if end == 0 or words[end - 1] not in _BETWEEN_WORDS:
-            return False
         end -= 1
     return False
 
 
 def _an_answering_no(words: Sequence[str], end: int) -> bool:
-    return words[end - 1] == "no" and end < len(words) and words[end] in _AFTER_A_NO
+    return words[end - 1] in _ANSWERS and end < len(words) and words[end] in _AFTER_A_NO
 
 
 def negated_after(words: Sequence[str], end: int, breaks: Set[int] = frozenset()) -> bool:
-    """Whether the words from ``words[end]`` on negate what precedes them (a Korean or a
-    Japanese negative ending)."""
+    """Whether a negator follows ``words[:end]`` in its clause: a word that negates what
+    comes before it, or a Korean or Japanese negative ending."""
     if end >= len(words) or end in breaks:
         return False
-    if words[end].startswith(_AFTER_STARTS):
+    if words[end].startswith(_AFTER_STARTS) or "".join(words[end : end + 6]).startswith(
+        _AFTER_KANA
+    ):
         return True
-    following = "".join(words[end : end + 6])
-    return following.startswith(_AFTER_KANA)
+    for at in range(end, min(len(words), end + 3)):
+        if (at > end and at in breaks) or _ends_at(words, at + 1, _STOP_PHRASES):
+            return False
+        if words[at] in _AFTER or words[at].startswith(_AFTER_STARTS):
+            return True
+    return False
 
 
 def any_negator(words: Iterable[str]) -> bool:
-    """Whether any of ``words`` (a stretch of tokens) negates: a negator, the "t" of a
-    "don't", two tokens of one (Thai ไม่), or a Korean negative ending."""
+    """Whether any of ``words`` (a stretch of tokens) negates: a negator, one written as
+    several tokens (Thai ไม่), or a Korean negative ending."""
     seen = list(words)
-    for i, word in enumerate(seen):
-        if word in _SINGLE or word == "t" or word.startswith(_AFTER_STARTS):
-            return True
-        if i + 1 < len(seen) and (word, seen[i + 1]) in _PAIRS:
-            return True
-    return False
+    return any(
+        word.startswith(_AFTER_STARTS) or _ends_at(seen, i + 1, _NEGATOR_PHRASES)
+        for i, word in enumerate(seen)
+    )

@@ -1,25 +1,27 @@
 """The quote check: is a claim's sourceQuote in the user's own words of the window?
 
 Run in code after the guards, whatever the model said. Both sides are folded to words the
-same way (streams/domain/wording.py: case, accents, punctuation, invisible characters and
-digit groups folded, in any script), then the quote is looked for as whole words ("car"
-is not in "carpet"); failing that, as a close match: at least ``CLOSE_MATCH`` of its
-words shared in order with one user message, where what differs is only a typo fixed, a
-contraction spelled out ("I'm" / "I am") or a short word added, and the user's words the
-quote leaves out are few. A different word (Munich for Berlin, 5 for 3, hate for love) is
-not a close match, nor is a dropped or added negation (streams/domain/negation.py), nor a
-quote the user negated just before or after ("I do not really like coffee" for "like
-coffee"). A quote with an ellipsis ("sold my civic ... bought a tesla") is checked part by
-part, the parts in the order the user wrote them. A quote too short to say anything (one
-letter) supports nothing. A claim whose quote fails (or that has none) is still stored,
-marked untrusted with the reason: it never ends another fact. Assistant, system and tool
-messages do not count: a fact only the assistant asserted is not the user's.
+same way (streams/domain/wording.py: case, accents, punctuation, invisible characters,
+digit groups, digits of any script and English contractions folded), then the quote is
+looked for as whole words ("car" is not in "carpet"); failing that, as a close match: at
+least ``CLOSE_MATCH`` of its words shared in order with one user message, where what
+differs is only a typo mended or a little word added, and the few words it leaves out
+change nothing (streams/domain/mending.py). Another word of the same shape (Bern for
+Berlin, Juli for Juni), a dropped or added negation, or a quote the user negated in its
+clause before or after it (streams/domain/negation.py) is not the user's claim. A quote
+with an ellipsis ("sold my civic ... bought a tesla") is checked part by part: every
+part, in order, a few words apart within one sentence of one message. A quote too short
+to say anything (one letter) supports nothing. A claim whose quote fails (or that has
+none) is still stored, marked untrusted with the reason: it never ends another fact.
+Assistant, system and tool messages do not count: a fact only the assistant asserted is
+not the user's. Close matching has a budget per episode, so a hostile repetitive text
+costs its own claims their trust, not the stage its time.
 """
 
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
@@ -27,33 +29,35 @@ from difflib import SequenceMatcher
 from itertools import pairwise
 
 from streams.domain.guards import Claim
-from streams.domain.negation import any_negator, negated_after, negated_before
-from streams.domain.wording import is_unspaced, normalise, tokens, words_and_breaks
+from streams.domain.mending import may_leave_out, mended
+from streams.domain.negation import negated_after, negated_before
+from streams.domain.wording import is_unspaced, normalise, tokens, words_breaks_and_sentences
 from streams.events import Message, Role
 
 __all__ = ["CLOSE_MATCH", "check_quotes", "normalise", "quote_found", "user_texts"]
 
 CLOSE_MATCH = 0.85
-_TYPO = 0.75  # a word this close in letters to the user's is the same word, mended
-_SHORT_WORD = 3  # letters of a word a quote may add ("a", "the", "and")
 _ELLIPSIS = re.compile(r"\.{3,}|…")
-_MIN_PART_CHARS = 3  # ellipsis parts shorter than this ("a") say nothing on their own
+_MAX_GAP = 12  # words the user may have written between two parts of an elided quote
+# What close matching may cost one episode's claims (quote words x message words
+# aligned): a hostile repetitive text then makes its own claims untrusted, not the
+# stage slow.
+_CLOSE_BUDGET = 300_000
 _MIN_QUOTE_CHARS = 3  # letters and digits; in scripts without spaces, two
 _MIN_UNSPACED_QUOTE_CHARS = 2
 # A repetitive message stays cheap: occurrences of a quote examined, positions of one
 # pair of words kept for anchoring a close match.
 _MAX_HITS = 64
 _MAX_SPOTS = 32
-_SPELLED_OUT = {"m": "am", "s": "is", "re": "are", "ve": "have", "ll": "will", "d": "would"}
 
 
 class _Said:
     """One user message as tokens, the words after punctuation, and lookups over them."""
 
-    __slots__ = ("_spots", "breaks", "offsets", "padded", "words")
+    __slots__ = ("_spots", "breaks", "offsets", "padded", "sentences", "words")
 
     def __init__(self, text: str) -> None:
-        self.words, self.breaks = words_and_breaks(text)
+        self.words, self.breaks, self.sentences = words_breaks_and_sentences(text)
         self.padded = f" {' '.join(self.words)} "
         self.offsets: list[int] = []  # where " word" of each token begins in padded
         at = 0
@@ -61,6 +65,10 @@ class _Said:
             self.offsets.append(at)
             at += len(word) + 1
         self._spots: dict[tuple[str, str], list[int]] | None = None
+
+    def sentence_of(self, word: int) -> int:
+        """Which sentence of the message the word at (or the gap before) ``word`` is in."""
+        return bisect_right(self.sentences, word)
 
     def negated(self, start: int, end: int) -> bool:
         return negated_before(self.words, start, self.breaks) or negated_after(
@@ -78,9 +86,9 @@ class _Said:
         return self._spots
 
 
-def _whole_words_at(part: list[str], said: _Said, lo: int) -> int | None:
-    """Where ``part`` ends as consecutive whole words of the message from word ``lo`` on,
-    not negated around it; None if nowhere."""
+def _whole_words_at(part: list[str], said: _Said, lo: int) -> tuple[int, int] | None:
+    """Where ``part`` is (start, end) as consecutive whole words of the message from word
+    ``lo`` on, not negated around it; None if nowhere."""
     if lo >= len(said.words):
         return None
     needle = f" {' '.join(part)} "
@@ -90,7 +98,7 @@ def _whole_words_at(part: list[str], said: _Said, lo: int) -> int | None:
             return None
         start = bisect_left(said.offsets, at)
         if not said.negated(start, start + len(part)):
-            return start + len(part)
+            return start, start + len(part)
         at = said.padded.find(needle, at + 1)
     return None
 
@@ -106,10 +114,10 @@ def _anchor(part: list[str], said: _Said, lo: int) -> int | None:
     return max(votes, key=lambda at: (votes[at], -at)) if votes else None
 
 
-def _close_at(part: list[str], said: _Said, lo: int) -> int | None:
-    """Where a close match of ``part`` ends in the message from word ``lo`` on (see the
-    module doc); None if there is none."""
-    if len(part) < 2:
+def _close_at(part: list[str], said: _Said, lo: int, budget: list[int]) -> tuple[int, int] | None:
+    """Where a close match of ``part`` is (start, end) in the message from word ``lo`` on
+    (see the module doc); None if there is none or ``budget`` is spent."""
+    if len(part) < 2 or budget[0] <= 0:
         return None
     slack = len(part) // 4 + 2
     offset = lo
@@ -119,6 +127,7 @@ def _close_at(part: list[str], said: _Said, lo: int) -> int | None:
             return None
         offset = max(lo, anchor - slack)
     window = said.words[offset : offset + len(part) + 2 * slack]
+    budget[0] -= len(part) * len(window)
     ops = SequenceMatcher(None, part, window, autojunk=False).get_opcodes()
     equal = [op for op in ops if op[0] == "equal"]
     if not equal or sum(i2 - i1 for _, i1, i2, _, _ in equal) < CLOSE_MATCH * len(part):
@@ -131,63 +140,20 @@ def _close_at(part: list[str], said: _Said, lo: int) -> int | None:
         inside = first <= j1 and j2 <= last
         if inside:
             left_out += window[j1:j2]
-        context = window[j1:j2] if inside else _nearest(window, j1, j2, i2 - i1, first)
-        if not _mended(part[i1:i2], context):
+        theirs = window[j1:j2] if inside else _nearest(window, j1, j2, i2 - i1, first)
+        if not mended(part[i1:i2], theirs, replacing=bool(theirs)):
             return None
-    if len(left_out) > max(1, len(part) // 4) or not _may_leave_out(left_out):
+    if len(left_out) > max(1, len(part) // 4) or not may_leave_out(left_out):
         return None
     if said.negated(offset + first, offset + last):
         return None
-    return offset + last
+    return offset + first, offset + last
 
 
 def _nearest(window: list[str], j1: int, j2: int, count: int, first: int) -> list[str]:
     """The ``count`` message words next to a quote's words added before or after the
     stretch it matches: what they would stand for."""
     return window[max(j1, j2 - count) : j2] if j2 <= first else window[j1 : j1 + count]
-
-
-def _mended(added: list[str], theirs: list[str]) -> bool:
-    """Whether the quote's ``added`` words, where the user wrote ``theirs``, keep the
-    user's meaning: none at all, the same words mended (a typo, "I'm" for "I am"), or
-    short plain words."""
-    if not added:
-        return True
-    if any_negator(added) != any_negator(theirs) and any_negator(added):
-        return False
-    if _same_words(added, theirs):
-        return True
-    return all(len(w) <= _SHORT_WORD and not _weighty(w) for w in added) and not _substitutes(
-        added, theirs
-    )
-
-
-def _same_words(added: list[str], theirs: list[str]) -> bool:
-    ours = "".join(added)
-    spelled = "".join(_SPELLED_OUT.get(w, w) for w in theirs)
-    if not theirs or any(is_unspaced(w) for w in [*added, *theirs]):
-        return False
-    if _digits(ours) != _digits(spelled):
-        return False
-    return SequenceMatcher(None, ours, spelled, autojunk=False).ratio() >= _TYPO
-
-
-def _substitutes(added: list[str], theirs: list[str]) -> bool:
-    """A short word standing where the user wrote a different word (Bob for Tom)."""
-    return bool(theirs) and len(added) == len(theirs)
-
-
-def _weighty(word: str) -> bool:
-    return is_unspaced(word) or any(c.isdigit() for c in word) or any_negator([word])
-
-
-def _digits(text: str) -> list[str]:
-    return re.findall(r"\d+", text)
-
-
-def _may_leave_out(words: list[str]) -> bool:
-    """The user's words a quote may skip: no negation, no number."""
-    return not any_negator(words) and not any(_digits(w) for w in words)
 
 
 def _too_short(parts: Sequence[list[str]]) -> bool:
@@ -197,31 +163,32 @@ def _too_short(parts: Sequence[list[str]]) -> bool:
 
 
 def _quote_parts(quote: str) -> list[list[str]]:
-    parts = [tokens(normalise(p)) for p in _ELLIPSIS.split(quote)]
-    long_enough = [p for p in parts if sum(map(len, p)) >= _MIN_PART_CHARS]
-    return long_enough or [p for p in parts if p]
+    return [p for p in (tokens(normalise(p)) for p in _ELLIPSIS.split(quote)) if p]
 
 
 def quote_found(quote: str, texts: Sequence[str]) -> bool:
-    """Whether every part of ``quote`` is (nearly) in ``texts``, the parts in order."""
-    return _found(_quote_parts(quote), [_Said(text) for text in texts])
+    """Whether every part of ``quote`` is (nearly) in one of ``texts``, in order."""
+    return _found(_quote_parts(quote), [_Said(text) for text in texts], [_CLOSE_BUDGET])
 
 
-def _found(parts: Sequence[list[str]], said: Sequence[_Said]) -> bool:
+def _found(parts: Sequence[list[str]], said: Sequence[_Said], budget: list[int]) -> bool:
     if not parts or _too_short(parts):
         return False
-    message, word = 0, 0  # each part is looked for after the one before it
-    for part in parts:
-        for m in range(message, len(said)):
-            lo = word if m == message else 0
-            end = _whole_words_at(part, said[m], lo)
-            if end is None:
-                end = _close_at(part, said[m], lo)
-            if end is not None:
-                message, word = m, end
-                break
-        else:
+    return any(_in_order(parts, message, budget) for message in said)
+
+
+def _in_order(parts: Sequence[list[str]], said: _Said, budget: list[int]) -> bool:
+    """Every part in the message, each after the one before, at most _MAX_GAP words from
+    it and in the same sentence (an ellipsis leaves out a few words, not the end of one
+    statement and the start of another)."""
+    lo = 0
+    for i, part in enumerate(parts):
+        at = _whole_words_at(part, said, lo) or _close_at(part, said, lo, budget)
+        if at is None:
             return False
+        if i > 0 and (at[0] - lo > _MAX_GAP or said.sentence_of(at[0]) != said.sentence_of(lo - 1)):
+            return False
+        lo = at[1]
     return True
 
 
@@ -233,9 +200,10 @@ def user_texts(messages: Sequence[Message]) -> list[str]:
 def check_quotes(claims: Sequence[Claim], messages: Sequence[Message]) -> list[Claim]:
     """Each claim, marked untrusted when its quote is not in the user's messages."""
     said = [_Said(text) for text in user_texts(messages)]
+    budget = [_CLOSE_BUDGET]
     out = []
     for claim in claims:
-        reason = _quote_problem(claim.quote, said)
+        reason = _quote_problem(claim.quote, said, budget)
         if reason is not None:
             why = reason if claim.untrusted is None else f"{claim.untrusted}; {reason}"
             claim = replace(claim, untrusted=why[:300])
@@ -243,13 +211,13 @@ def check_quotes(claims: Sequence[Claim], messages: Sequence[Message]) -> list[C
     return out
 
 
-def _quote_problem(quote: str, said: Sequence[_Said]) -> str | None:
+def _quote_problem(quote: str, said: Sequence[_Said], budget: list[int]) -> str | None:
     if not quote.strip():
         return "no source quote given"
     shown = quote if len(quote) <= 120 else quote[:119] + "…"
     parts = _quote_parts(quote)
     if not parts or _too_short(parts):
         return f"quote {shown!r} is too short to show the claim"
-    if _found(parts, said):
+    if _found(parts, said, budget):
         return None
     return f"quote {shown!r} is not in the user's messages"

@@ -23,15 +23,19 @@ _UNSPACED_RANGES = (
     "\uf900-\ufaff"  # CJK compatibility ideographs
     "\U00020000-\U0003ffff"  # CJK extensions B on
 )
-_EMOJI_RANGES = "\u2600-\u27bf\U0001f000-\U0001f3fa\U0001f400-\U0001faff"
+_EMOJI_RANGES = "\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001f3fa\U0001f400-\U0001faff"
 _SKIN_TONES = range(0x1F3FB, 0x1F400)  # modifiers of the emoji before them: dropped
 _SINGLE = _UNSPACED_RANGES + _EMOJI_RANGES
 _BREAK = "\x1f"  # where punctuation parted a clause, for the words around a quote
-_TOKEN = re.compile(f"[{_SINGLE}]|{_BREAK}|[^{_SINGLE}{_BREAK}\\s]+")
+_STOP = "\x1e"  # where a sentence ended
+_TOKEN = re.compile(f"[{_SINGLE}]|[{_BREAK}{_STOP}]|[^{_SINGLE}{_BREAK}{_STOP}\\s]+")
+_SENTENCE_ENDS = frozenset(".!?;\u3002\uff01\uff1f\u061f\u0964")
 _UNSPACED = re.compile(f"[{_UNSPACED_RANGES}]")
 _EMOJI = re.compile(f"[{_EMOJI_RANGES}]")
 # A separator inside a number written in groups of three: 80,000 · 80.000 · 80 000.
-_DIGIT_GROUP = re.compile(r"(?<=\d)[,.'\u2019\u00a0\u2009\u202f](?=\d{3}(?!\d))")
+_DIGIT_GROUP = re.compile(r"(?<=\d)[,.' \u2019\u00a0\u2009\u202f](?=\d{3}(?!\d))")
+# Letters that do not decompose but are written without their stroke alike.
+_LETTERS = {"ı": "i", "ł": "l", "đ": "d", "ø": "o", "ħ": "h", "ŧ": "t"}
 
 
 class _Folds(dict[int, str | None]):
@@ -44,10 +48,18 @@ class _Folds(dict[int, str | None]):
         # format characters (zero-width space, direction marks); punctuation, symbols,
         # separators and controls part words, except emoji, which are words.
         folded: str | None
-        if category in ("Mn", "Cf") or code in _SKIN_TONES:
+        if category == "Nd":
+            folded = str(unicodedata.digit(char))  # ٣ and ३ are 3
+        elif char in _LETTERS:
+            folded = _LETTERS[char]
+        elif category == "Mn" and _keeps_mark(code):
+            folded = char
+        elif category in ("Mn", "Cf") or code in _SKIN_TONES:
             folded = None
         elif _EMOJI.match(char):
             folded = char
+        elif char in _SENTENCE_ENDS:
+            folded = f" {_STOP} "
         elif category[0] == "P" and char not in _WITHIN_WORDS:
             folded = f" {_BREAK} "
         else:
@@ -57,6 +69,16 @@ class _Folds(dict[int, str | None]):
         return folded
 
 
+def _keeps_mark(code: int) -> bool:
+    """Marks that make another word, not another spelling: Thai and Lao tone and vowel
+    marks (ไม้ "wood" is not ไม่ "not"), and the vowel signs of Indic scripts (ने is not
+    न); their nasal marks and nukta are written or left out alike."""
+    if 0x0E00 <= code <= 0x0EFF:
+        return True
+    return 0x0900 <= code <= 0x0DFF and (code & 0x7F) not in _INDIC_OPTIONAL
+
+
+_INDIC_OPTIONAL = frozenset({0x00, 0x01, 0x02, 0x03, 0x3C})  # candrabindu, anusvara, nukta
 _MAX_FOLDS = 20_000
 _FOLDS = _Folds()
 # Part words but not clauses: apostrophes (the "t" of "don't" stays by its "don") and
@@ -64,32 +86,98 @@ _FOLDS = _Folds()
 _WITHIN_WORDS = frozenset("'\u2019\u2018\u02bc`\u00b4-\u2010\u2011")
 
 
+class _Symbols(dict[int, str | None]):
+    """Symbols and number forms whose compatibility decomposition would glue letters or
+    digits to a word ("Acme™" is not "acmetm", "1½" is not "112"): a space instead."""
+
+    def __missing__(self, code: int) -> str | None:
+        char = chr(code)
+        apart = (
+            unicodedata.category(char) in ("So", "No", "Sm", "Sc", "Sk")
+            and unicodedata.decomposition(char).startswith("<")
+            and not _EMOJI.match(char)
+        )
+        folded = " " if apart else char
+        if len(self) < _MAX_FOLDS:
+            self[code] = folded
+        return folded
+
+
+_SYMBOLS = _Symbols()
+
+
 def _fold(text: str) -> str:
-    grouped = _DIGIT_GROUP.sub("", text)
+    grouped = _DIGIT_GROUP.sub("", text).translate(_SYMBOLS)
     return unicodedata.normalize("NFKD", grouped).casefold().translate(_FOLDS)
 
 
 def normalise(text: str) -> str:
     """Case, width, accents, punctuation and spacing folded away; letters and digits kept."""
-    return " ".join(_fold(text).replace(_BREAK, " ").split())
+    return " ".join(_fold(text).replace(_BREAK, " ").replace(_STOP, " ").split())
 
 
 def tokens(normalised: str) -> list[str]:
-    """Words, and each character of scripts written without spaces, and each emoji."""
-    return [t for t in _TOKEN.findall(normalised) if t != _BREAK]
+    """Words, and each character of scripts written without spaces, and each emoji;
+    English contractions spelled out."""
+    return words_and_breaks(normalised)[0]
 
 
 def words_and_breaks(text: str) -> tuple[list[str], frozenset[int]]:
-    """The tokens of ``text`` and the indexes of those that follow punctuation ("No, I
-    like it": a break before "i"), so a negation is not read across a clause."""
+    """The tokens of ``text`` (see :func:`tokens`) and the indexes of those that follow
+    punctuation ("No, I like it": a break before "i"), so a negation is not read across
+    a clause."""
+    words, breaks, _ = words_breaks_and_sentences(text)
+    return words, breaks
+
+
+def words_breaks_and_sentences(text: str) -> tuple[list[str], frozenset[int], list[int]]:
+    """:func:`words_and_breaks`, and the indexes of the words that begin a sentence after
+    the first (after . ! ? ; and their CJK, Arabic and Devanagari forms), in order."""
     words: list[str] = []
     breaks: set[int] = set()
+    sentences: list[int] = []
     for token in _TOKEN.findall(_fold(text)):
-        if token == _BREAK:
+        if token in (_BREAK, _STOP):
             breaks.add(len(words))
+            if token == _STOP and words and (not sentences or sentences[-1] != len(words)):
+                sentences.append(len(words))
+        elif token == "t" and words and words[-1] in _NOT_BASES:
+            words[-1:] = [_NOT_BASES[words[-1]], "not"]  # don't, can't, won't
+        elif token in _SPELLED_OUT and words:
+            words.append(_SPELLED_OUT[token])  # I'm, we're, I've, I'll, I'd
+        elif token in _NOT_JOINED:
+            words += [_NOT_JOINED[token], "not"]  # dont, cannot
         else:
             words.append(token)
-    return words, frozenset(breaks)
+    return words, frozenset(breaks), sentences
+
+
+# The English contractions, so "I'm" and "I am", "don't", "dont" and "do not" are one.
+_NOT_BASES = {
+    base + "n": base
+    for base in (
+        "do",
+        "does",
+        "did",
+        "is",
+        "are",
+        "was",
+        "were",
+        "have",
+        "has",
+        "had",
+        "could",
+        "should",
+        "would",
+        "must",
+        "need",
+        "might",
+        "ai",
+        "sha",
+    )
+} | {"can": "can", "won": "will", "shan": "shall"}
+_NOT_JOINED = {base + "t": verb for base, verb in _NOT_BASES.items()} | {"cannot": "can"}
+_SPELLED_OUT = {"m": "am", "re": "are", "ve": "have", "ll": "will", "d": "would"}
 
 
 def is_unspaced(word: str) -> bool:

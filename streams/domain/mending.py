@@ -1,0 +1,97 @@
+"""What a close quote may change of the user's words and still be theirs.
+
+A model that quotes the user mends a typo, drops a filler or adds a little word; it must
+not swap a word for another (Bern for Berlin, brother for mother, Juli for Juni, billion
+for million, employed for unemployed), add a content word ("two kids", "in May", "ex
+wife"), or leave out a word that changes what was said ("used to", "almost", "would",
+"ex-"). A typo is told from another word by its shape: one letter inserted, dropped,
+changed or two swapped, in a word of at least six letters, the first letter kept, and
+not the other word with letters added at its start or end.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from streams.domain.negation import any_negator
+from streams.domain.wording import is_unspaced
+
+_MIN_TYPO_LETTERS = 6
+
+
+# Words a quote may add: articles, fillers, the commonest function words (English).
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_MAY_ADD = _words(
+    "a an the and i to of in on at is am are so that it uh um er like just really actually"
+    " also very then now well oh yeah ok okay"
+)
+# Words a quote may not leave out: they make a statement past, unsure, wished or almost.
+_CHANGES_MEANING = _words(
+    "used ex former formerly almost nearly would could might may maybe perhaps probably"
+    " possibly if wish wished want wanted hope hoping plan planning thinking considering"
+    " going soon barely hardly rarely seldom once until ehemalige ehemaliger fast beinahe"
+    " würde wurde vielleicht wollte wollen früher presque peut etre voudrais voulais"
+    " ancien ancienne casi quizas quizás tal vez quería quase talvez queria antigo quasi"
+    " forse vorrei почти бы может хотел хотела раньше бывший бывшая 几乎 可能 也许"
+    " 想 要 会 曾 经 以 前 差 点"
+)
+
+
+def mended(added: Sequence[str], theirs: Sequence[str], *, replacing: bool) -> bool:
+    """Whether the quote's ``added`` words, where the user wrote ``theirs`` (the words
+    they replace, or next to them), keep the user's meaning: a typo mended, or little
+    words added where the user wrote nothing (``replacing`` False)."""
+    if not added:
+        return True
+    if any_negator(added) and not any_negator(theirs):
+        return False
+    if len(added) == len(theirs) == 1 and is_typo_of(added[0], theirs[0]):
+        return True
+    return not replacing and all(w in _MAY_ADD for w in added)
+
+
+def may_leave_out(words: Sequence[str]) -> bool:
+    """Whether a quote may skip these words of the user's: no negation, no number, none
+    that makes the statement past, unsure, wished or almost."""
+    return not (
+        any_negator(words)
+        or any(_DIGITS.search(w) for w in words)
+        or _CHANGES_MEANING.intersection(words)
+    )
+
+
+_DIGITS = re.compile(r"\d")
+
+
+def is_typo_of(ours: str, theirs: str) -> bool:
+    """``ours`` is ``theirs`` with one typo (see the module doc)."""
+    if ours == theirs:
+        return True
+    short = min(len(ours), len(theirs))
+    if short < _MIN_TYPO_LETTERS or ours[0] != theirs[0] or abs(len(ours) - len(theirs)) > 1:
+        return False
+    if is_unspaced(ours) or _DIGITS.search(ours) or _DIGITS.search(theirs):
+        return False
+    longer, shorter = (ours, theirs) if len(ours) > len(theirs) else (theirs, ours)
+    if longer.startswith(shorter) or longer.endswith(shorter):
+        return False  # Daniel and Daniela, happy and unhappy
+    return _one_edit(ours, theirs)
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """One letter inserted, dropped or changed, or two neighbours swapped."""
+    if len(a) == len(b):
+        diff = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
+        if len(diff) == 1:
+            return True
+        i = diff[0] if len(diff) == 2 else -1
+        return i >= 0 and diff[1] == i + 1 and a[i] == b[i + 1] and a[i + 1] == b[i]
+    longer, shorter = (a, b) if len(a) > len(b) else (b, a)
+    i = next(
+        (k for k, (x, y) in enumerate(zip(shorter, longer, strict=False)) if x != y), len(shorter)
+    )
+    return longer[i + 1 :] == shorter[i:]
