@@ -33,7 +33,7 @@ _SENTENCE_ENDS = frozenset(".!?;\u3002\uff01\uff1f\u061f\u0964")
 _UNSPACED = re.compile(f"[{_UNSPACED_RANGES}]")
 _EMOJI = re.compile(f"[{_EMOJI_RANGES}]")
 # A separator inside a number written in groups of three: 80,000 · 80.000 · 80 000.
-_DIGIT_GROUP = re.compile(r"(?<=\d)[,.' \u2019\u00a0\u2009\u202f](?=\d{3}(?!\d))")
+_DIGIT_GROUP = re.compile(r"(?<=\d)[,.' \u2019\u00a0\u2009\u202f](?=\d{3}(?!\w))")
 # Letters that do not decompose but are written without their stroke alike.
 _LETTERS = {"ı": "i", "ł": "l", "đ": "d", "ø": "o", "ħ": "h", "ŧ": "t"}
 

@@ -160,6 +160,7 @@ def test_a_short_quote_in_a_script_without_spaces_is_enough() -> None:
         ("عندي ٣ أطفال", "عندي 3 أطفال"),  # digits of other scripts
         ("I work at Acme™ now", "I work at Acme now"),
         ("Mieszkam w Łodzi", "Mieszkam w Lodzi"),
+        ("My pet is named canary-p018-267e2d85.", "My pet is named canary-p018-267e2d85."),
     ],
 )  # fmt: skip
 def test_the_users_words_with_harmless_differences_are_found(said_: str, quote: str) -> None:
