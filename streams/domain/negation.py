@@ -20,10 +20,8 @@ from collections.abc import Iterable, Sequence, Set
 from streams.domain.wording import normalise, tokens
 
 _NEGATORS = (
-    # English, with the contractions written without their apostrophe
-    "not never no nor neither none nobody nothing nowhere cannot dont doesnt didnt isnt"
-    " arent wasnt werent wont cant couldnt shouldnt wouldnt havent hasnt hadnt aint mustnt"
-    " neednt mightnt shant"
+    # English ("don't", "dont", "cannot" fold to "do not", "can not": wording.tokens)
+    "not never no nor neither none nobody nothing nowhere"
     # German, Dutch, Scandinavian
     " nicht nie niemals kein keine keinen keinem keiner keines nichts niemand weder"
     " niet nooit geen niets inte ikke ej aldrig aldri ingen inget"
@@ -64,11 +62,13 @@ _AFTER_JOINED = (
     "いない",
     "いません",
     "ありません",
+    "ではありません",
+    "じゃありません",
 )
 
 
 def _folded(words: str) -> list[tuple[str, ...]]:
-    return [tuple(tokens(normalise(word))) for word in words.split()]
+    return [tuple(tokens(word)) for word in words.split()]
 
 
 def _by_last(words: str) -> dict[str, list[tuple[str, ...]]]:
@@ -85,7 +85,7 @@ _STOP_PHRASES = _by_last(_CONJUNCTIONS)
 _AFTER = frozenset(t for p in _folded(_AFTER_WORDS) for t in p)
 _AFTER_STARTS = tuple(normalise(p) for p in _AFTER_PREFIXES)
 _AFTER_KANA = tuple(normalise(p).replace(" ", "") for p in _AFTER_JOINED)
-_SCOPE = 6  # words looked back within the clause; after, three words or six characters
+_SCOPE = 6  # words looked back within the clause; after, three words or eight characters
 # "No, I work at Google now" (or without the comma) answers a question: its "no" does not
 # negate what follows a subject pronoun, as Spanish "no tengo coche" does.
 _ANSWERS = frozenset(["no", "non", "нет", "nao"])
@@ -130,7 +130,7 @@ def negated_after(words: Sequence[str], end: int, breaks: Set[int] = frozenset()
     comes before it, or a Korean or Japanese negative ending."""
     if end >= len(words) or end in breaks:
         return False
-    if words[end].startswith(_AFTER_STARTS) or "".join(words[end : end + 6]).startswith(
+    if words[end].startswith(_AFTER_STARTS) or "".join(words[end : end + 8]).startswith(
         _AFTER_KANA
     ):
         return True

@@ -163,7 +163,7 @@ def _too_short(parts: Sequence[list[str]]) -> bool:
 
 
 def _quote_parts(quote: str) -> list[list[str]]:
-    return [p for p in (tokens(normalise(p)) for p in _ELLIPSIS.split(quote)) if p]
+    return [p for p in (tokens(p) for p in _ELLIPSIS.split(quote)) if p]
 
 
 def quote_found(quote: str, texts: Sequence[str]) -> bool:

@@ -116,10 +116,10 @@ def normalise(text: str) -> str:
     return " ".join(_fold(text).replace(_BREAK, " ").replace(_STOP, " ").split())
 
 
-def tokens(normalised: str) -> list[str]:
-    """Words, and each character of scripts written without spaces, and each emoji;
-    English contractions spelled out."""
-    return words_and_breaks(normalised)[0]
+def tokens(text: str) -> list[str]:
+    """The words of ``text`` folded as :func:`normalise` folds it: words, each character
+    of scripts written without spaces, each emoji; English contractions spelled out."""
+    return words_and_breaks(text)[0]
 
 
 def words_and_breaks(text: str) -> tuple[list[str], frozenset[int]]:

@@ -238,6 +238,8 @@ def test_the_users_words_with_harmless_differences_are_found(said_: str, quote: 
         # negated after, as Korean and Japanese do
         ("나는 커피를 좋아하지 않아요", "커피를 좋아하지"),
         ("コーヒーが好きじゃない", "コーヒーが好き"),
+        ("コーヒーは好きではありません", "コーヒーは好き"),
+        ("お酒は好きじゃありません", "お酒は好き"),
         # the parts of an ellipsis out of the order the user wrote them
         ("bought a tesla. Later sold my civic", "sold my civic ... bought a tesla"),
     ],
