@@ -5,8 +5,9 @@ not swap a word for another (Bern for Berlin, brother for mother, Juli for Juni,
 for million, employed for unemployed), add a content word ("two kids", "in May", "ex
 wife"), or leave out a word that changes what was said ("used to", "almost", "would",
 "ex-"). A typo is told from another word by its shape: one letter inserted, dropped,
-changed or two swapped, in a word of at least six letters, the first letter kept, and
-not the other word with letters added at its start or end.
+changed for a key next to it or a vowel for a vowel, or two swapped, in a word of at
+least six letters, the first letter kept, and not the other word with letters added at
+its start or end.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ _MAY_ADD = _words(
     "a an the and i to of in on at is am are so that it uh um er like just really actually"
     " also very then now well oh yeah ok okay"
 )
+# Sounds the user may have typed that a quote leaves out without counting them.
+FILLERS = _words("uh um umm er erm ehm hmm ah eh ahm euh mm")
 # Words a quote may not leave out: they make a statement past, unsure, wished or almost.
 _CHANGES_MEANING = _words(
     "used ex former formerly almost nearly would could might may maybe perhaps probably"
@@ -49,7 +52,7 @@ def mended(added: Sequence[str], theirs: Sequence[str], *, replacing: bool) -> b
         return True
     if any_negator(added) and not any_negator(theirs):
         return False
-    if len(added) == len(theirs) == 1 and is_typo_of(added[0], theirs[0]):
+    if typos(added, theirs):
         return True
     return not replacing and all(w in _MAY_ADD for w in added)
 
@@ -65,6 +68,45 @@ def may_leave_out(words: Sequence[str]) -> bool:
 
 
 _DIGITS = re.compile(r"\d")
+# Keyboard rows of QWERTY, QWERTZ, AZERTY and ЙЦУКЕН, each row set off by half a key.
+_KEYBOARDS = (
+    ("qwertyuiop", "asdfghjkl", "zxcvbnm"),
+    ("qwertzuiop", "asdfghjkl", "yxcvbnm"),
+    ("azertyuiop", "qsdfghjklm", "wxcvbn"),
+    ("йцукенгшщзхъ", "фывапролджэ", "ячсмитьбю"),
+)
+_KEYED = frozenset("".join(row for rows in _KEYBOARDS for row in rows))
+_VOWELS = (frozenset("aeiouy"), frozenset("аеиоуыэюяі"))
+
+
+def _neighbours() -> frozenset[frozenset[str]]:
+    pairs: set[frozenset[str]] = set()
+    for rows in _KEYBOARDS:
+        for r, row in enumerate(rows):
+            below = rows[r + 1] if r + 1 < len(rows) else ""
+            for c, key in enumerate(row):
+                near = row[c + 1 : c + 2] + below[max(c - 1, 0) : c + 1]
+                pairs.update(frozenset((key, other)) for other in near)
+    return frozenset(pairs)
+
+
+_NEIGHBOURS = _neighbours()
+
+
+def _slip(ours: str, theirs: str) -> bool:
+    """Whether one letter written for another is a typo: a key next to it, or a vowel for
+    a vowel ("seperate"). Another letter makes another word (Iceland, Ireland); in
+    scripts without a keyboard here, any letter counts."""
+    if ours not in _KEYED or theirs not in _KEYED:
+        return True
+    return frozenset((ours, theirs)) in _NEIGHBOURS or any(
+        ours in vowels and theirs in vowels for vowels in _VOWELS
+    )
+
+
+def typos(ours: Sequence[str], theirs: Sequence[str]) -> bool:
+    """Whether ``ours`` are ``theirs`` word for word, each the same or with one typo."""
+    return bool(ours) and len(ours) == len(theirs) and all(map(is_typo_of, ours, theirs))
 
 
 def is_typo_of(ours: str, theirs: str) -> bool:
@@ -87,7 +129,7 @@ def _one_edit(a: str, b: str) -> bool:
     if len(a) == len(b):
         diff = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
         if len(diff) == 1:
-            return True
+            return _slip(a[diff[0]], b[diff[0]])
         i = diff[0] if len(diff) == 2 else -1
         return i >= 0 and diff[1] == i + 1 and a[i] == b[i + 1] and a[i + 1] == b[i]
     longer, shorter = (a, b) if len(a) > len(b) else (b, a)

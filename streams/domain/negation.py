@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence, Set
 
-from streams.domain.wording import normalise, tokens
+from streams.domain.wording import ends_with_phrase, folded_words, normalise, phrase_index
 
 _NEGATORS = (
     # English ("don't", "dont", "cannot" fold to "do not", "can not": wording.tokens)
@@ -67,22 +67,9 @@ _AFTER_JOINED = (
 )
 
 
-def _folded(words: str) -> list[tuple[str, ...]]:
-    return [tuple(tokens(word)) for word in words.split()]
-
-
-def _by_last(words: str) -> dict[str, list[tuple[str, ...]]]:
-    """Each word as its tokens (one word may fold to several: Thai ไม่, "dont"), by the
-    last of them."""
-    out: dict[str, list[tuple[str, ...]]] = {}
-    for phrase in _folded(words):
-        out.setdefault(phrase[-1], []).append(phrase)
-    return out
-
-
-_NEGATOR_PHRASES = _by_last(_NEGATORS)
-_STOP_PHRASES = _by_last(_CONJUNCTIONS)
-_AFTER = frozenset(t for p in _folded(_AFTER_WORDS) for t in p)
+_NEGATOR_PHRASES = phrase_index(_NEGATORS)
+_STOP_PHRASES = phrase_index(_CONJUNCTIONS)
+_AFTER = frozenset(t for p in folded_words(_AFTER_WORDS) for t in p)
 _AFTER_STARTS = tuple(normalise(p) for p in _AFTER_PREFIXES)
 _AFTER_KANA = tuple(normalise(p).replace(" ", "") for p in _AFTER_JOINED)
 _SCOPE = 6  # words looked back within the clause; after, three words or eight characters
@@ -91,38 +78,42 @@ _SCOPE = 6  # words looked back within the clause; after, three words or eight c
 _ANSWERS = frozenset(["no", "non", "нет", "nao"])
 _AFTER_A_NO = frozenset(
     t
-    for p in _folded(
+    for p in folded_words(
         "i we you he she they it my our this that there yes je nous tu il elle on yo nosotros"
         " ella eu nos ele ela я мы ты он она они"
     )
     for t in p
 )
-
-
-def _ends_at(words: Sequence[str], end: int, phrases: dict[str, list[tuple[str, ...]]]) -> bool:
-    """Whether one of ``phrases`` ends just before ``words[end]``."""
-    return any(
-        len(p) <= end and tuple(words[end - len(p) : end]) == p
-        for p in phrases.get(words[end - 1], ())
-    )
+# After "no", Spanish "he" and "nos" are a verb and an object ("No he tenido hijos", "No
+# nos gusta"): an answer only when the quote begins with them.
+_NOT_ALWAYS_PRONOUNS = frozenset(["he", "nos"])
+# Negators only just before the word they negate, being other words elsewhere: Arabic
+# "ما" ("what" in a question, "not" before a verb in speech).
+_JUST_BEFORE = frozenset(t for p in folded_words("ما") for t in p)
 
 
 def negated_before(words: Sequence[str], start: int, breaks: Set[int] = frozenset()) -> bool:
     """Whether a negator stands before ``words[start]`` in its clause (a few words back,
     not past punctuation (``breaks``: indexes of the words that follow some) or a
     conjunction)."""
+    if start > 0 and start not in breaks and words[start - 1] in _JUST_BEFORE:
+        return True
     end = start
     while end > 0 and start - end < _SCOPE and end not in breaks:
-        if _ends_at(words, end, _STOP_PHRASES):
+        if ends_with_phrase(words, end, _STOP_PHRASES):
             return False
-        if _ends_at(words, end, _NEGATOR_PHRASES) and not _an_answering_no(words, end):
+        if ends_with_phrase(words, end, _NEGATOR_PHRASES) and not _an_answering_no(
+            words, end, start
+        ):
             return True
         end -= 1
     return False
 
 
-def _an_answering_no(words: Sequence[str], end: int) -> bool:
-    return words[end - 1] in _ANSWERS and end < len(words) and words[end] in _AFTER_A_NO
+def _an_answering_no(words: Sequence[str], end: int, start: int) -> bool:
+    if words[end - 1] not in _ANSWERS or end >= len(words) or words[end] not in _AFTER_A_NO:
+        return False
+    return words[end] not in _NOT_ALWAYS_PRONOUNS or end == start
 
 
 def negated_after(words: Sequence[str], end: int, breaks: Set[int] = frozenset()) -> bool:
@@ -135,7 +126,7 @@ def negated_after(words: Sequence[str], end: int, breaks: Set[int] = frozenset()
     ):
         return True
     for at in range(end, min(len(words), end + 3)):
-        if (at > end and at in breaks) or _ends_at(words, at + 1, _STOP_PHRASES):
+        if (at > end and at in breaks) or ends_with_phrase(words, at + 1, _STOP_PHRASES):
             return False
         if words[at] in _AFTER or words[at].startswith(_AFTER_STARTS):
             return True
@@ -147,6 +138,6 @@ def any_negator(words: Iterable[str]) -> bool:
     several tokens (Thai ไม่), or a Korean negative ending."""
     seen = list(words)
     return any(
-        word.startswith(_AFTER_STARTS) or _ends_at(seen, i + 1, _NEGATOR_PHRASES)
+        word.startswith(_AFTER_STARTS) or ends_with_phrase(seen, i + 1, _NEGATOR_PHRASES)
         for i, word in enumerate(seen)
     )

@@ -7,8 +7,10 @@ looked for as whole words ("car" is not in "carpet"); failing that, as a close m
 least ``CLOSE_MATCH`` of its words shared in order with one user message, where what
 differs is only a typo mended or a little word added, and the few words it leaves out
 change nothing (streams/domain/mending.py). Another word of the same shape (Bern for
-Berlin, Juli for Juni), a dropped or added negation, or a quote the user negated in its
-clause before or after it (streams/domain/negation.py) is not the user's claim. A quote
+Berlin, Juli for Juni), a dropped or added negation, a quote the user negated in its
+clause before or after it (streams/domain/negation.py), asked or supposed
+(streams/domain/mood.py), or a lone word picked out of a longer sentence is not the
+user's claim. A quote
 with an ellipsis ("sold my civic ... bought a tesla") is checked part by part: every
 part, in order, a few words apart within one sentence of one message. A quote too short
 to say anything (one letter) supports nothing. A claim whose quote fails (or that has
@@ -24,14 +26,15 @@ import re
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from itertools import pairwise
 
 from streams.domain.guards import Claim
-from streams.domain.mending import may_leave_out, mended
+from streams.domain.mending import FILLERS, may_leave_out, mended, typos
+from streams.domain.mood import asked, supposed
 from streams.domain.negation import negated_after, negated_before
-from streams.domain.wording import is_unspaced, normalise, tokens, words_breaks_and_sentences
+from streams.domain.wording import is_unspaced, normalise, tokens, wording
 from streams.events import Message, Role
 
 __all__ = ["CLOSE_MATCH", "check_quotes", "normalise", "quote_found", "user_texts"]
@@ -48,16 +51,22 @@ _MIN_UNSPACED_QUOTE_CHARS = 2
 # A repetitive message stays cheap: occurrences of a quote examined, positions of one
 # pair of words kept for anchoring a close match.
 _MAX_HITS = 64
+# A quote of one word is the user's only as (nearly) a sentence of its own ("Vegan.",
+# "I'm vegan"), not picked out of a longer one.
+_LONE_WORD_SENTENCE = 3
 _MAX_SPOTS = 32
 
 
 class _Said:
     """One user message as tokens, the words after punctuation, and lookups over them."""
 
-    __slots__ = ("_spots", "breaks", "offsets", "padded", "sentences", "words")
+    __slots__ = ("_spots", "breaks", "offsets", "padded", "sentences", "wording", "words")
 
     def __init__(self, text: str) -> None:
-        self.words, self.breaks, self.sentences = words_breaks_and_sentences(text)
+        self.wording = wording(text)
+        self.words = self.wording.words
+        self.breaks = self.wording.breaks
+        self.sentences = self.wording.sentences
         self.padded = f" {' '.join(self.words)} "
         self.offsets: list[int] = []  # where " word" of each token begins in padded
         at = 0
@@ -70,10 +79,24 @@ class _Said:
         """Which sentence of the message the word at (or the gap before) ``word`` is in."""
         return bisect_right(self.sentences, word)
 
-    def negated(self, start: int, end: int) -> bool:
-        return negated_before(self.words, start, self.breaks) or negated_after(
-            self.words, end, self.breaks
-        )
+    def unsaid(self, start: int, end: int, rules: _Rules) -> bool:
+        """Whether the words at ``start:end`` are not a statement of the user's: negated
+        around them, or (by ``rules``) asked, supposed, or one word picked out of a longer
+        sentence ("Berlin" from "Berlin was too expensive")."""
+        if negated_before(self.words, start, self.breaks):
+            return True
+        if negated_after(self.words, end, self.breaks):
+            return True
+        if rules.moods and (asked(self.wording, start, end) or supposed(self.wording, start)):
+            return True
+        return rules.lone and self._picked_out(start)
+
+    def _picked_out(self, word: int) -> bool:
+        sentence = self.sentence_of(word)
+        first = self.sentences[sentence - 1] if sentence > 0 else 0
+        last = self.sentences[sentence] if sentence < len(self.sentences) else len(self.words)
+        stretch = self.words[first:last]
+        return len(stretch) > _LONE_WORD_SENTENCE and not any(map(is_unspaced, stretch))
 
     def spots(self) -> dict[tuple[str, str], list[int]]:
         """Where each pair of consecutive words occurs (the first few times)."""
@@ -86,9 +109,22 @@ class _Said:
         return self._spots
 
 
-def _whole_words_at(part: list[str], said: _Said, lo: int) -> tuple[int, int] | None:
+@dataclass(frozen=True)
+class _Rules:
+    """What besides negation makes words the user wrote not their statement."""
+
+    moods: bool = True  # asked or supposed (streams/domain/mood.py)
+    lone: bool = False  # the quote is one word: picked out of a longer sentence
+
+
+_STATED = _Rules()
+_NOT_STATED = "in the user's messages as a question, a condition or a lone word, not a statement"
+_WRITTEN = _Rules(moods=False)  # the words are there, whatever their mood
+
+
+def _whole_words_at(part: list[str], said: _Said, lo: int, rules: _Rules) -> tuple[int, int] | None:
     """Where ``part`` is (start, end) as consecutive whole words of the message from word
-    ``lo`` on, not negated around it; None if nowhere."""
+    ``lo`` on, said there (not negated, asked or supposed); None if nowhere."""
     if lo >= len(said.words):
         return None
     needle = f" {' '.join(part)} "
@@ -97,7 +133,7 @@ def _whole_words_at(part: list[str], said: _Said, lo: int) -> tuple[int, int] | 
         if at < 0:
             return None
         start = bisect_left(said.offsets, at)
-        if not said.negated(start, start + len(part)):
+        if not said.unsaid(start, start + len(part), rules):
             return start, start + len(part)
         at = said.padded.find(needle, at + 1)
     return None
@@ -114,7 +150,9 @@ def _anchor(part: list[str], said: _Said, lo: int) -> int | None:
     return max(votes, key=lambda at: (votes[at], -at)) if votes else None
 
 
-def _close_at(part: list[str], said: _Said, lo: int, budget: list[int]) -> tuple[int, int] | None:
+def _close_at(
+    part: list[str], said: _Said, lo: int, budget: list[int], rules: _Rules
+) -> tuple[int, int] | None:
     """Where a close match of ``part`` is (start, end) in the message from word ``lo`` on
     (see the module doc); None if there is none or ``budget`` is spent."""
     if len(part) < 2 or budget[0] <= 0:
@@ -129,23 +167,28 @@ def _close_at(part: list[str], said: _Said, lo: int, budget: list[int]) -> tuple
     window = said.words[offset : offset + len(part) + 2 * slack]
     budget[0] -= len(part) * len(window)
     ops = SequenceMatcher(None, part, window, autojunk=False).get_opcodes()
-    equal = [op for op in ops if op[0] == "equal"]
-    if not equal or sum(i2 - i1 for _, i1, i2, _, _ in equal) < CLOSE_MATCH * len(part):
+    # Words the user wrote with a typo count as theirs: a typo is no other word.
+    kept = [
+        op for op in ops if op[0] == "equal" or typos(part[op[1] : op[2]], window[op[3] : op[4]])
+    ]
+    shared = sum(i2 - i1 for _, i1, i2, _, _ in kept)
+    if all(op[0] != "equal" for op in kept) or shared < CLOSE_MATCH * len(part):
         return None
-    first, last = equal[0][3], equal[-1][4]
+    first, last = kept[0][3], kept[-1][4]
     left_out: list[str] = []
-    for tag, i1, i2, j1, j2 in ops:
-        if tag == "equal":
+    for op in ops:
+        if op in kept:
             continue
+        _, i1, i2, j1, j2 = op
         inside = first <= j1 and j2 <= last
         if inside:
-            left_out += window[j1:j2]
+            left_out += [word for word in window[j1:j2] if word not in FILLERS]
         theirs = window[j1:j2] if inside else _nearest(window, j1, j2, i2 - i1, first)
         if not mended(part[i1:i2], theirs, replacing=bool(theirs)):
             return None
     if len(left_out) > max(1, len(part) // 4) or not may_leave_out(left_out):
         return None
-    if said.negated(offset + first, offset + last):
+    if said.unsaid(offset + first, offset + last, rules):
         return None
     return offset + first, offset + last
 
@@ -168,22 +211,31 @@ def _quote_parts(quote: str) -> list[list[str]]:
 
 def quote_found(quote: str, texts: Sequence[str]) -> bool:
     """Whether every part of ``quote`` is (nearly) in one of ``texts``, in order."""
-    return _found(_quote_parts(quote), [_Said(text) for text in texts], [_CLOSE_BUDGET])
+    parts = _quote_parts(quote)
+    said = [_Said(text) for text in texts]
+    return _found(parts, said, [_CLOSE_BUDGET], _stated(parts))
 
 
-def _found(parts: Sequence[list[str]], said: Sequence[_Said], budget: list[int]) -> bool:
+def _stated(parts: Sequence[list[str]]) -> _Rules:
+    lone = len(parts) == 1 and len(parts[0]) == 1 and not is_unspaced(parts[0][0])
+    return replace(_STATED, lone=lone)
+
+
+def _found(
+    parts: Sequence[list[str]], said: Sequence[_Said], budget: list[int], rules: _Rules
+) -> bool:
     if not parts or _too_short(parts):
         return False
-    return any(_in_order(parts, message, budget) for message in said)
+    return any(_in_order(parts, message, budget, rules) for message in said)
 
 
-def _in_order(parts: Sequence[list[str]], said: _Said, budget: list[int]) -> bool:
+def _in_order(parts: Sequence[list[str]], said: _Said, budget: list[int], rules: _Rules) -> bool:
     """Every part in the message, each after the one before, at most _MAX_GAP words from
     it and in the same sentence (an ellipsis leaves out a few words, not the end of one
     statement and the start of another)."""
     lo = 0
     for i, part in enumerate(parts):
-        at = _whole_words_at(part, said, lo) or _close_at(part, said, lo, budget)
+        at = _whole_words_at(part, said, lo, rules) or _close_at(part, said, lo, budget, rules)
         if at is None:
             return False
         if i > 0 and (at[0] - lo > _MAX_GAP or said.sentence_of(at[0]) != said.sentence_of(lo - 1)):
@@ -218,6 +270,8 @@ def _quote_problem(quote: str, said: Sequence[_Said], budget: list[int]) -> str 
     parts = _quote_parts(quote)
     if not parts or _too_short(parts):
         return f"quote {shown!r} is too short to show the claim"
-    if _found(parts, said, budget):
+    if _found(parts, said, budget, _stated(parts)):
         return None
+    if _found(parts, said, budget, _WRITTEN):
+        return f"quote {shown!r} is {_NOT_STATED}"
     return f"quote {shown!r} is not in the user's messages"

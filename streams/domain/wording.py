@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
+from typing import NamedTuple
 
 # Scripts written without spaces between words: each of their characters is a token.
 _UNSPACED_RANGES = (
@@ -28,12 +30,18 @@ _SKIN_TONES = range(0x1F3FB, 0x1F400)  # modifiers of the emoji before them: dro
 _SINGLE = _UNSPACED_RANGES + _EMOJI_RANGES
 _BREAK = "\x1f"  # where punctuation parted a clause, for the words around a quote
 _STOP = "\x1e"  # where a sentence ended
-_TOKEN = re.compile(f"[{_SINGLE}]|[{_BREAK}{_STOP}]|[^{_SINGLE}{_BREAK}{_STOP}\\s]+")
-_SENTENCE_ENDS = frozenset(".!?;\u3002\uff01\uff1f\u061f\u0964")
+_ASK = "\x1d"  # where a question ended
+_MARKS = _BREAK + _STOP + _ASK
+_TOKEN = re.compile(f"[{_SINGLE}]|[{_MARKS}]|[^{_SINGLE}{_MARKS}\\s]+")
+_SENTENCE_ENDS = frozenset(".!;\u3002\uff01\u0964")
+_QUESTION_MARKS = frozenset("?\uff1f\u061f\u2e2e\u2047\u2048\u2049")
 _UNSPACED = re.compile(f"[{_UNSPACED_RANGES}]")
 _EMOJI = re.compile(f"[{_EMOJI_RANGES}]")
-# A separator inside a number written in groups of three: 80,000 · 80.000 · 80 000.
-_DIGIT_GROUP = re.compile(r"(?<=\d)[,.' \u2019\u00a0\u2009\u202f](?=\d{3}(?!\w))")
+# A separator inside a number written in groups of three (80,000 · 80.000 · 80 000), or
+# in the Indian way, in twos before the last three (1,00,000).
+_DIGIT_GROUP = re.compile(
+    r"(?<=\d)[,.' \u2019\u00a0\u2009\u202f](?=\d{3}(?!\w))|(?<=\d),(?=\d\d,\d)"
+)
 # Letters that do not decompose but are written without their stroke alike.
 _LETTERS = {"ı": "i", "ł": "l", "đ": "d", "ø": "o", "ħ": "h", "ŧ": "t"}
 
@@ -60,6 +68,8 @@ class _Folds(dict[int, str | None]):
             folded = char
         elif char in _SENTENCE_ENDS:
             folded = f" {_STOP} "
+        elif char in _QUESTION_MARKS:
+            folded = f" {_ASK} "
         elif category[0] == "P" and char not in _WITHIN_WORDS:
             folded = f" {_BREAK} "
         else:
@@ -111,35 +121,43 @@ def _fold(text: str) -> str:
     return unicodedata.normalize("NFKD", grouped).casefold().translate(_FOLDS)
 
 
+_UNMARKED = str.maketrans(dict.fromkeys(_MARKS, " "))
+
+
 def normalise(text: str) -> str:
     """Case, width, accents, punctuation and spacing folded away; letters and digits kept."""
-    return " ".join(_fold(text).replace(_BREAK, " ").replace(_STOP, " ").split())
+    return " ".join(_fold(text).translate(_UNMARKED).split())
 
 
 def tokens(text: str) -> list[str]:
     """The words of ``text`` folded as :func:`normalise` folds it: words, each character
     of scripts written without spaces, each emoji; English contractions spelled out."""
-    return words_and_breaks(text)[0]
+    return wording(text).words
 
 
-def words_and_breaks(text: str) -> tuple[list[str], frozenset[int]]:
-    """The tokens of ``text`` (see :func:`tokens`) and the indexes of those that follow
-    punctuation ("No, I like it": a break before "i"), so a negation is not read across
-    a clause."""
-    words, breaks, _ = words_breaks_and_sentences(text)
-    return words, breaks
+class Wording(NamedTuple):
+    """A text as tokens (see :func:`tokens`) and where its clauses and sentences part."""
+
+    words: list[str]
+    breaks: frozenset[int]  # indexes of the words that follow punctuation
+    sentences: list[int]  # indexes of the words that begin a sentence after the first
+    asked: frozenset[int]  # which sentences (0 the first) end with a question mark
 
 
-def words_breaks_and_sentences(text: str) -> tuple[list[str], frozenset[int], list[int]]:
-    """:func:`words_and_breaks`, and the indexes of the words that begin a sentence after
-    the first (after . ! ? ; and their CJK, Arabic and Devanagari forms), in order."""
+def wording(text: str) -> Wording:
+    """The tokens of ``text``, where punctuation parts them ("No, I like it": a break
+    before "i", so a negation is not read across a clause), where sentences begin (after
+    . ! ? ; and their CJK, Arabic and Devanagari forms) and which of them are questions."""
     words: list[str] = []
     breaks: set[int] = set()
     sentences: list[int] = []
+    asked: set[int] = set()
     for token in _TOKEN.findall(_fold(text)):
-        if token in (_BREAK, _STOP):
+        if token in (_BREAK, _STOP, _ASK):
             breaks.add(len(words))
-            if token == _STOP and words and (not sentences or sentences[-1] != len(words)):
+            if token != _BREAK and words and (not sentences or sentences[-1] != len(words)):
+                if token == _ASK:
+                    asked.add(len(sentences))
                 sentences.append(len(words))
         elif token == "t" and words and words[-1] in _NOT_BASES:
             words[-1:] = [_NOT_BASES[words[-1]], "not"]  # don't, can't, won't
@@ -149,7 +167,7 @@ def words_breaks_and_sentences(text: str) -> tuple[list[str], frozenset[int], li
             words += [_NOT_JOINED[token], "not"]  # dont, cannot
         else:
             words.append(token)
-    return words, frozenset(breaks), sentences
+    return Wording(words, frozenset(breaks), sentences, frozenset(asked))
 
 
 # The English contractions, so "I'm" and "I am", "don't", "dont" and "do not" are one.
@@ -178,6 +196,30 @@ _NOT_BASES = {
 } | {"can": "can", "won": "will", "shan": "shall"}
 _NOT_JOINED = {base + "t": verb for base, verb in _NOT_BASES.items()} | {"cannot": "can"}
 _SPELLED_OUT = {"m": "am", "re": "are", "ve": "have", "ll": "will", "d": "would"}
+
+
+def folded_words(words: str) -> list[tuple[str, ...]]:
+    """Each space-separated word of a word list, as its tokens."""
+    return [tuple(tokens(word)) for word in words.split()]
+
+
+def phrase_index(words: str) -> dict[str, list[tuple[str, ...]]]:
+    """Each word of a word list as its tokens (one word may fold to several: Thai ไม่,
+    "dont", 如果), by the last of them, for :func:`ends_with_phrase`."""
+    out: dict[str, list[tuple[str, ...]]] = {}
+    for phrase in folded_words(words):
+        out.setdefault(phrase[-1], []).append(phrase)
+    return out
+
+
+def ends_with_phrase(
+    words: Sequence[str], end: int, phrases: dict[str, list[tuple[str, ...]]]
+) -> bool:
+    """Whether one of ``phrases`` ends just before ``words[end]``."""
+    return end > 0 and any(
+        len(p) <= end and tuple(words[end - len(p) : end]) == p
+        for p in phrases.get(words[end - 1], ())
+    )
 
 
 def is_unspaced(word: str) -> bool:

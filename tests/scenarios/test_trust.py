@@ -96,6 +96,21 @@ CASES: dict[str, Case] = {
                RawClaim(subject="user", predicate="works at", object="globex",
                         confidence=True, sourceQuote="I'm at Globex now"))),
     ]),
+    # A quote cut out of a question or after a condition: asked or supposed, not said. A
+    # statement inside a longer question is the user's.
+    "asked-and-supposed": Case([
+        ("ep-1", 9, "I live in Munich.",
+         graph({"munich": "PLACE"}, claim("user", "lives in", "munich"))),
+        ("ep-2", 6, "Any tips for someone who just moved to Lisbon?",
+         graph({"lisbon": "PLACE"},
+               claim("user", "lives in", "lisbon", quote="just moved to Lisbon"))),
+        ("ep-3", 5, "If I get the offer, I will move to Berlin.",
+         graph({"berlin": "PLACE"},
+               claim("user", "lives in", "berlin", quote="I will move to Berlin"))),
+        ("ep-4", 4, "Should I move to Hamburg?",
+         graph({"hamburg": "PLACE"},
+               claim("user", "lives in", "hamburg", quote="move to Hamburg"))),
+    ]),
     "historical-ends-one": Case([
         ("ep-1", 9, "I drive my Honda Civic, I insure it with Geico, and I love it.",
          graph({"honda civic": "VEHICLE"},
@@ -258,6 +273,22 @@ async def test_a_negated_quote_or_a_confidence_of_true_replaces_nothing(run: Run
     ])  # fmt: skip
     calls = await model_calls(run.pipeline.pool, *run.tenants["negated-and-odd"])
     assert not [key for key in calls if key[1] == "judge"]
+
+
+async def test_a_quote_cut_from_a_question_or_a_condition_replaces_nothing(run: Run) -> None:
+    lisbon = "user lives in lisbon"
+    assert await run.table("asked-and-supposed") == table([
+        Row("user", "lives in", "berlin", "ep-3",
+            untrusted="quote 'I will move to Berlin' is in the user's messages as a question,"
+                      " a condition or a lone word, not a statement"),
+        Row("user", "lives in", "hamburg", "ep-4",
+            untrusted="quote 'move to Hamburg' is in the user's messages as a question,"
+                      " a condition or a lone word, not a statement"),
+        Row("user", "lives in", "lisbon", "ep-2"),
+        Row("user", "lives in", "munich", "ep-1", "superseded", by=lisbon),
+        Row("user", "lives in", "munich", "ep-2", "expired", valid_until=ago(6),
+            end="superseded", end_by=lisbon),
+    ])  # fmt: skip
 
 
 async def test_a_historical_claim_ends_only_the_relationship_it_ends(run: Run) -> None:

@@ -161,6 +161,20 @@ def test_a_short_quote_in_a_script_without_spaces_is_enough() -> None:
         ("I work at Acme™ now", "I work at Acme now"),
         ("Mieszkam w Łodzi", "Mieszkam w Lodzi"),
         ("My pet is named canary-p018-267e2d85.", "My pet is named canary-p018-267e2d85."),
+        ("Ich wohne in Muenchen", "Ich wohne in München"),  # a typo in a short quote
+        ("I'm an enginer", "I am an engineer"),
+        ("I earn 1,00,000 rupees a month", "I earn 100000 rupees a month"),  # lakh
+        ("I, uh, moved to Lisbon back in May", "I moved to Lisbon in May"),  # a filler
+        # inside a longer question, after a tag, a concession or a manner of speaking
+        ("Any tips for someone who just moved to Berlin?", "just moved to Berlin"),
+        ("I live in Berlin, right?", "I live in Berlin"),
+        ("What should I get my wife for our anniversary?",  # a whole question quoted
+         "What should I get my wife for our anniversary"),
+        ("Even if it rains, I cycle to work", "I cycle to work"),
+        ("If I remember right, I moved here in 2019", "I moved here in 2019"),
+        ("Where do I live? I live in Berlin now.", "I live in Berlin now"),
+        ("Vegan.", "vegan"),  # one word, said on its own
+        ("No he lives in Rome", "he lives in Rome"),
     ],
 )  # fmt: skip
 def test_the_users_words_with_harmless_differences_are_found(said_: str, quote: str) -> None:
@@ -242,6 +256,24 @@ def test_the_users_words_with_harmless_differences_are_found(said_: str, quote: 
         ("お酒は好きじゃありません", "お酒は好き"),
         # the parts of an ellipsis out of the order the user wrote them
         ("bought a tesla. Later sold my civic", "sold my civic ... bought a tesla"),
+        # a letter that is no slip of the finger: another word
+        ("I live in Iceland", "I live in Ireland"),
+        # the user asked it
+        ("Do I work at Google? No.", "I work at Google"),
+        ("Should I move to Berlin?", "move to Berlin"),
+        ("¿Debería mudarme a Berlín?", "mudarme a Berlín"),
+        ("我住在北京吗？", "我住在北京"),
+        # the user supposed it
+        ("If I get the offer I will move to Berlin", "I will move to Berlin"),
+        ("If I get the offer, I will move to Berlin", "I will move to Berlin"),
+        ("Wenn ich die Stelle bekomme, ziehe ich nach Berlin", "ziehe ich nach Berlin"),
+        ("如果我找到工作，我就搬到柏林", "我就搬到柏林"),
+        # one word picked out of a sentence about something else
+        ("I moved to Munich. Berlin was too expensive.", "Berlin"),
+        # "no" before a verb or object that looks like an English pronoun; Arabic ما
+        ("No he tenido hijos", "tenido hijos"),
+        ("No nos gusta el café", "gusta el café"),
+        ("ما بحب القهوة", "بحب القهوة"),
     ],
 )  # fmt: skip
 def test_a_quote_that_changes_a_word_or_drops_a_negation_is_not_found(
@@ -260,6 +292,22 @@ def test_ellipsis_parts_lie_close_together_in_one_message() -> None:
     # every part counts, however short: no invented negation or number
     assert not quote_found("I have ... no ... kids", ["I have kids"])
     assert not quote_found("I have ... 5 ... kids", ["I have 2 kids"])
+
+
+def test_a_quote_asked_supposed_or_picked_out_says_so() -> None:
+    claims = [
+        Claim("user", "works at", "google", FactKind.RELATIONSHIP, 0.9, quote="I work at Google"),
+        Claim("user", "lives in", "berlin", FactKind.RELATIONSHIP, 0.9, quote="Berlin"),
+    ]
+    messages = said(
+        "Do I work at Google?", "If I get the offer I will move. Berlin was too expensive."
+    )
+    assert [c.untrusted for c in check_quotes(claims, messages)] == [
+        "quote 'I work at Google' is in the user's messages as a question, a"
+        " condition or a lone word, not a statement",
+        "quote 'Berlin' is in the user's messages as a question, a condition or a lone word,"
+        " not a statement",
+    ]
 
 
 def test_a_quote_found_only_negated_in_one_message_is_found_in_another() -> None:
