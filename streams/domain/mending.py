@@ -79,6 +79,10 @@ _KEYED = frozenset("".join(row for rows in _KEYBOARDS for row in rows))
 _VOWELS = (frozenset("aeiouy"), frozenset("аеиоуыэюяі"))
 
 
+# One letter that negates a verb: Turkish "sevmiyorum" is "seviyorum" ("I love") negated.
+_NEGATING_INFIXES = ("miyor", "muyor")
+
+
 def _neighbours() -> frozenset[frozenset[str]]:
     pairs: set[frozenset[str]] = set()
     for rows in _KEYBOARDS:
@@ -136,4 +140,4 @@ def _one_edit(a: str, b: str) -> bool:
     i = next(
         (k for k, (x, y) in enumerate(zip(shorter, longer, strict=False)) if x != y), len(shorter)
     )
-    return longer[i + 1 :] == shorter[i:]
+    return longer[i + 1 :] == shorter[i:] and not longer.startswith(_NEGATING_INFIXES, i)
