@@ -13,7 +13,6 @@ moved here in 2019").
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Sequence
 
 from streams.domain.wording import (
@@ -57,11 +56,10 @@ _MANNER_REACH = 4
 def asked(said: Wording, start: int, end: int) -> bool:
     """Whether ``said.words[start:end]`` is a question with its opening words ("Do",
     "Should I") or its closing particle (吗, か) cut off: a statement made of a question."""
-    sentence = _sentence_of(said, start)
-    if sentence != _sentence_of(said, end - 1) or sentence not in said.asked:
+    sentence = said.sentence_of(start)
+    if sentence != said.sentence_of(end - 1) or sentence not in said.asked:
         return False
-    first = said.sentences[sentence - 1] if sentence > 0 else 0
-    last = said.sentences[sentence] if sentence < len(said.sentences) else len(said.words)
+    first, last = said.sentence_span(sentence)
     opening, closing = start - first, last - end
     if opening > _ASKED_BEFORE or closing > _ASKED_AFTER or opening + closing == 0:
         return False
@@ -71,8 +69,7 @@ def asked(said: Wording, start: int, end: int) -> bool:
 def supposed(said: Wording, start: int) -> bool:
     """Whether a condition comes before ``said.words[start]`` in its sentence, reaching
     it (no conjunction between them), and is not a concession or a manner of speaking."""
-    sentence = _sentence_of(said, start)
-    first = said.sentences[sentence - 1] if sentence > 0 else 0
+    first, _ = said.sentence_span(said.sentence_of(start))
     words = said.words
     for end in range(start, max(first, start - _CONDITION_REACH), -1):
         if ends_with_phrase(words, end, _JOINS):
@@ -97,7 +94,3 @@ def _phrases_ending(words: Sequence[str], end: int) -> list[tuple[str, ...]]:
         for p in _CONDITIONS.get(words[end - 1], ())
         if len(p) <= end and tuple(words[end - len(p) : end]) == p
     ]
-
-
-def _sentence_of(said: Wording, word: int) -> int:
-    return bisect_right(said.sentences, word)

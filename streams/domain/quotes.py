@@ -23,7 +23,7 @@ costs its own claims their trust, not the stage its time.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -60,13 +60,12 @@ _MAX_SPOTS = 32
 class _Said:
     """One user message as tokens, the words after punctuation, and lookups over them."""
 
-    __slots__ = ("_spots", "breaks", "offsets", "padded", "sentences", "wording", "words")
+    __slots__ = ("_spots", "breaks", "offsets", "padded", "wording", "words")
 
     def __init__(self, text: str) -> None:
         self.wording = wording(text)
         self.words = self.wording.words
         self.breaks = self.wording.breaks
-        self.sentences = self.wording.sentences
         self.padded = f" {' '.join(self.words)} "
         self.offsets: list[int] = []  # where " word" of each token begins in padded
         at = 0
@@ -77,7 +76,7 @@ class _Said:
 
     def sentence_of(self, word: int) -> int:
         """Which sentence of the message the word at (or the gap before) ``word`` is in."""
-        return bisect_right(self.sentences, word)
+        return self.wording.sentence_of(word)
 
     def unsaid(self, start: int, end: int, rules: _Rules) -> bool:
         """Whether the words at ``start:end`` are not a statement of the user's: negated
@@ -92,9 +91,7 @@ class _Said:
         return rules.lone and self._picked_out(start)
 
     def _picked_out(self, word: int) -> bool:
-        sentence = self.sentence_of(word)
-        first = self.sentences[sentence - 1] if sentence > 0 else 0
-        last = self.sentences[sentence] if sentence < len(self.sentences) else len(self.words)
+        first, last = self.wording.sentence_span(self.sentence_of(word))
         stretch = self.words[first:last]
         return len(stretch) > _LONE_WORD_SENTENCE and not any(map(is_unspaced, stretch))
 

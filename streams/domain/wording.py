@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_right
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -142,6 +143,16 @@ class Wording(NamedTuple):
     breaks: frozenset[int]  # indexes of the words that follow punctuation
     sentences: list[int]  # indexes of the words that begin a sentence after the first
     asked: frozenset[int]  # which sentences (0 the first) end with a question mark
+
+    def sentence_of(self, word: int) -> int:
+        """Which sentence (0 the first) the word at ``word`` is in."""
+        return bisect_right(self.sentences, word)
+
+    def sentence_span(self, sentence: int) -> tuple[int, int]:
+        """The indexes of the first word of ``sentence`` and of the word after its last."""
+        first = self.sentences[sentence - 1] if sentence > 0 else 0
+        last = self.sentences[sentence] if sentence < len(self.sentences) else len(self.words)
+        return first, last
 
 
 def wording(text: str) -> Wording:
