@@ -5,7 +5,7 @@ not swap a word for another (Bern for Berlin, brother for mother, Juli for Juni,
 for million, employed for unemployed), add a content word ("two kids", "in May", "ex
 wife"), or leave out a word that changes what was said ("used to", "almost", "would",
 "ex-"). A typo is told from another word by its shape: one letter inserted, dropped,
-changed for a key next to it or a vowel for a vowel, or two swapped, in a word of at
+changed for a key next to it, or two swapped, in a word of at
 least six letters, the first letter kept, and not the other word with letters added at
 its start or end.
 """
@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 
 from streams.domain.negation import any_negator
-from streams.domain.wording import is_unspaced
+from streams.domain.wording import is_unspaced, word_set
 
 _MIN_TYPO_LETTERS = 6
 
@@ -29,7 +29,7 @@ def _words(text: str) -> frozenset[str]:
 _MAY_ADD = _words(
     "a an the and i to of in on at is am are so that it uh um er like just really actually"
     " also very then now well oh yeah ok okay"
-)
+) | word_set("ich yo je io eu я 我 私 は 저는 나는")  # a subject pronoun languages leave out
 # Sounds the user may have typed that a quote leaves out without counting them.
 FILLERS = _words("uh um umm er erm ehm hmm ah eh ahm euh mm")
 # Words a quote may not leave out: they make a statement past, unsure, wished or almost.
@@ -39,7 +39,7 @@ _CHANGES_MEANING = _words(
     " going soon barely hardly rarely seldom once until ehemalige ehemaliger fast beinahe"
     " würde wurde vielleicht wollte wollen früher presque peut etre voudrais voulais"
     " ancien ancienne casi quizas quizás tal vez quería quase talvez queria antigo quasi"
-    " forse vorrei почти бы может хотел хотела раньше бывший бывшая 几乎 可能 也许"
+    " forse vorrei ne почти бы может хотел хотела раньше бывший бывшая 几乎 可能 也许"
     " 想 要 会 曾 经 以 前 差 点"
 )
 
@@ -54,7 +54,12 @@ def mended(added: Sequence[str], theirs: Sequence[str], *, replacing: bool) -> b
         return False
     if typos(added, theirs):
         return True
-    return not replacing and all(w in _MAY_ADD for w in added)
+    return not replacing and little(added)
+
+
+def little(words: Sequence[str]) -> bool:
+    """Whether ``words`` are all little words a quote may add."""
+    return all(w in _MAY_ADD for w in words)
 
 
 def may_leave_out(words: Sequence[str]) -> bool:
@@ -67,7 +72,16 @@ def may_leave_out(words: Sequence[str]) -> bool:
     )
 
 
+def may_elide(words: Sequence[str]) -> bool:
+    """Whether an ellipsis may stand for these words of the user's: no negation, none that
+    makes the statement past, unsure or almost (numbers may go)."""
+    return not (any_negator(words) or _CHANGES_MEANING.intersection(words))
+
+
 _DIGITS = re.compile(r"\d")
+# A contraction's ending spelled out another way than the folding's: "she's" for "she
+# is" or "she has", "I'd" ("I would") for "I had".
+_CONTRACTED = frozenset({("is", "s"), ("has", "s"), ("had", "would")})
 # Keyboard rows of QWERTY, QWERTZ, AZERTY and ЙЦУКЕН, each row set off by half a key.
 _KEYBOARDS = (
     ("qwertyuiop", "asdfghjkl", "zxcvbnm"),
@@ -76,7 +90,6 @@ _KEYBOARDS = (
     ("йцукенгшщзхъ", "фывапролджэ", "ячсмитьбю"),
 )
 _KEYED = frozenset("".join(row for rows in _KEYBOARDS for row in rows))
-_VOWELS = (frozenset("aeiouy"), frozenset("аеиоуыэюяі"))
 
 
 # One letter that negates a verb: Turkish "sevmiyorum" is "seviyorum" ("I love") negated.
@@ -97,15 +110,13 @@ def _neighbours() -> frozenset[frozenset[str]]:
 _NEIGHBOURS = _neighbours()
 
 
-def _slip(ours: str, theirs: str) -> bool:
-    """Whether one letter written for another is a typo: a key next to it, or a vowel for
-    a vowel ("seperate"). Another letter makes another word (Iceland, Ireland); in
-    scripts without a keyboard here, any letter counts."""
+def _next_key(ours: str, theirs: str) -> bool:
+    """Whether one letter written for another is a typo: a key next to it. Another letter,
+    even a vowel for a vowel, makes another word (Iceland and Ireland, Antonio and
+    Antonia, estudio and estudié); in scripts without a keyboard here, any letter counts."""
     if ours not in _KEYED or theirs not in _KEYED:
         return True
-    return frozenset((ours, theirs)) in _NEIGHBOURS or any(
-        ours in vowels and theirs in vowels for vowels in _VOWELS
-    )
+    return frozenset((ours, theirs)) in _NEIGHBOURS
 
 
 def typos(ours: Sequence[str], theirs: Sequence[str]) -> bool:
@@ -115,7 +126,7 @@ def typos(ours: Sequence[str], theirs: Sequence[str]) -> bool:
 
 def is_typo_of(ours: str, theirs: str) -> bool:
     """``ours`` is ``theirs`` with one typo (see the module doc)."""
-    if ours == theirs:
+    if ours == theirs or (ours, theirs) in _CONTRACTED:
         return True
     short = min(len(ours), len(theirs))
     if short < _MIN_TYPO_LETTERS or ours[0] != theirs[0] or abs(len(ours) - len(theirs)) > 1:
@@ -133,7 +144,7 @@ def _one_edit(a: str, b: str) -> bool:
     if len(a) == len(b):
         diff = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
         if len(diff) == 1:
-            return _slip(a[diff[0]], b[diff[0]])
+            return _next_key(a[diff[0]], b[diff[0]])
         i = diff[0] if len(diff) == 2 else -1
         return i >= 0 and diff[1] == i + 1 and a[i] == b[i + 1] and a[i + 1] == b[i]
     longer, shorter = (a, b) if len(a) > len(b) else (b, a)

@@ -1,14 +1,21 @@
-"""Words the user asked or supposed rather than said.
+"""Words the user asked, supposed or wished rather than said.
 
 "Do I work at Google?", "Should I move to Berlin?" and "我住在北京吗？" hold the words of
 a statement the user did not make, and so does the second half of "If I get the offer I
-will move to Berlin". A quote that is a question with its first words or its closing
-particle cut off, or that follows a condition in its sentence, is not the user's claim.
-A whole question quoted stands ("What should I get my wife for our anniversary?" says
-the user has a wife), as does a quote inside a longer question ("Any tips now that I
-live in Berlin?"), one before a tag ("I live in Berlin, right?"), after a concession
-("Even if it rains, I cycle to work") or a manner of speaking ("If I remember right, I
-moved here in 2019").
+will move to Berlin". A quote that is the user's own yes/no question with its opening
+("Do", "Should I") or its closing particle (吗, か) cut off, or that follows a condition
+in its sentence, or just after a wish ("I wish I had a dog", "I'd like to live in
+Lisbon", "I used to live in Berlin", "I almost moved"), is not the user's claim.
+
+What a user tells an assistant in passing stands: a whole question quoted ("What should I
+get my wife for our anniversary?" says the user has a wife), a request ("Can you help me
+find a dentist near my office in Leeds?"), a statement inside a longer question ("Any
+tips now that I live in Berlin?") or before a tag ("I live in Berlin, right?"), what the
+user's own words take as given ("my dog Max" in "What if my dog Max eats chocolate?"),
+and what follows a condition about the telling ("If you're curious, I'm 34", "If I
+remember right, I moved here in 2019"), a concession ("Even if it rains, I cycle"), a
+habit ("Wenn ich nach Hause komme, koche ich immer") or an "if" that means "whether"
+("Can you check if my flight to Rome is delayed?").
 """
 
 from __future__ import annotations
@@ -18,79 +25,165 @@ from collections.abc import Sequence
 from streams.domain.wording import (
     Wording,
     ends_with_phrase,
-    folded_words,
-    is_unspaced,
+    phrase_ending,
     phrase_index,
+    tokens,
+    word_set,
 )
 
-# Words of a question a quote may have cut off: "Should I" before it, 吗 or か after it.
-_ASKED_BEFORE = 2
-_ASKED_AFTER = 1
+# A yes/no question's opening the quote may have cut off: one or two words, among them
+# the user's own pronoun ("Should I", "Soll ich") or a question particle ("Czy", "هل").
+_ASKED_BEFORE = 2  # words
+_FIRST_PERSON = word_set(
+    "i we ich wir je nous io noi eu nós nos ik wij jag vi jeg yo nosotros я мы ja my ben"
+    " biz saya aku kami tôi 我 私 僕 俺 나 저 אני אנחנו أنا نحن मैं हम"
+)
+_QUESTION_PARTICLES = word_set("czy هل क्या apakah האם kya")
+# Verbs that open a yes/no question put before their subject ("Should I", "Soll ich").
+_AUXILIARIES = word_set(
+    "do does did am is are was were have has had can could should would will shall may"
+    " might must soll sollte kann könnte muss darf bin habe werde dois devrais puis peux"
+    " suis ai devo posso sono ho moet kan zal ben heb"
+)
+_QUESTION_OPENINGS = frozenset(
+    tuple(tokens(opening))
+    for opening in (
+        "do you think", "do you think that", "is it possible", "is it possible that",
+        "est-ce que", "crois-tu que", "tu crois que", "glaubst du", "glaubst du dass",
+        "denkst du", "denkst du dass", "crees que", "tú crees que", "será que",
+        "é possível que", "es posible que", "ты думаешь", "как думаешь", "стоит ли мне",
+        "czy myślisz że", "你觉得", "你说",
+    )
+)  # fmt: skip
+_CLOSING_PARTICLES = word_set("吗 嗎 か 呢")
+# Words that open what the user's words take as given, whatever the sentence does.
+_POSSESSIVES = word_set(
+    "my our mein meine meinen meinem meiner unser unsere mon ma mes notre nos mi mis"
+    " nuestro nuestra mio mia miei mie meu minha meus minhas mijn onze min mitt mina"
+    " мой моя моё мои наш наша mój moja moje benim 내 제 나의"
+)
 
 _CONDITIONS = phrase_index(
-    "if unless suppose supposing assuming wenn falls sofern jeśli jeżeli если якщо eğer"
-    " jika nếu 如果 假如 要是 倘若 もし 만약 만일 إذا لو اگر אם अगर यदि εάν αν jos"
+    "if unless wenn falls sofern jeśli jeżeli если якщо eğer jika nếu 如果 假如 要是 倘若"
+    " もし 만약 만일 إذا لو اگر אם अगर यदि εάν αν jos",
+    phrases=("in case",),
 )
-# Where the condition's reach ends, looking back from the quote: the conjunctions that
-# join two statements (not "then", which introduces what a condition leads to).
+# Conditions only as a sentence's first word with a clause of their own after them: "Si
+# consigo el trabajo, me mudo" (not "Sí, vivo en Madrid", nor reflexive "Se mudó").
+_OPENING_CONDITIONS = word_set("si se als")
+# Where the condition's reach ends, looking back from the quote: a conjunction joining
+# two statements in the quote's own clause (not "then", which introduces what a
+# condition leads to; one inside the condition, "if I get the job and a flat,", does not).
 _JOINS = phrase_index(
     "but and or so because although though however yet aber und oder denn weil sondern"
     " doch mais et ou car donc pero y o porque sino pues e ma ed però perché mas porém но и"
     " а или потому ale oraz lecz fakat ama ve tapi dan atau nhưng và 但 而 和 并 且 แต่"
     " และ لكن אבל लेकिन और 하지만 그리고 でも しかし そして"
 )
-_CONCEDING = frozenset(t for p in folded_words("even selbst auch") for t in p)
-# A condition about the telling, not the told: "if I remember right", "if I'm honest".
-_MANNER = frozenset(
-    t
-    for p in folded_words(
-        "remember recall memory honest honestly ask mistaken matters helps understand"
-        " erinnere ehrlich помню честно"
-    )
-    for t in p
+# Just before the condition: "even if", "whenever", "wonder if" (whether).
+_NOT_CONDITIONING = word_set(
+    "even selbst auch immer mal даже nawet גם حتى bahkan wonder wondering check see ask"
+    " asking know sure tell unsure idea decide clue whether"
 )
+# In the condition: about the telling, not the told ("if you're curious", "if I'm
+# honest", "if possible", "if I remember right"), or the assistant's part ("if you can").
+_MANNER = word_set(
+    "you your du dich dir tu vous usted ustedes ты вы 你 您 remember recall memory honest"
+    " honestly ask mistaken matters helps understand curious wondering relevant interested"
+    " possible necessary needed anything erinnere ehrlich fragst помню честно что"
+    " pamiętam chodzi 记错 記錯 可以 याद nhớ nhầm זוכר سمحت possível posible possibile"
+)
+# In the quote: a habit, true whenever the condition is ("if it rains I always cycle").
+_HABITS = word_set(
+    "always usually never immer meistens toujours siempre sempre всегда zawsze 总是 いつも"
+    " 항상 selalu luôn"
+)
+_WISHES = phrase_index(
+    "wish wished almost nearly barely hardly würde wünschte wünsche бы почти presque casi"
+    " quase quasi ojalá 几乎 差点",
+    phrases=("used to", "would like", "would love", "would rather"),
+)
+_WISHED_REACH = 2
 _CONDITION_REACH = 20  # tokens looked back for a condition (characters, in CJK)
 _MANNER_REACH = 4
 
 
 def asked(said: Wording, start: int, end: int) -> bool:
-    """Whether ``said.words[start:end]`` is a question with its opening words ("Do",
-    "Should I") or its closing particle (吗, か) cut off: a statement made of a question."""
+    """Whether ``said.words[start:end]`` is the user's yes/no question with its opening
+    or its closing particle cut off: a statement made of a question."""
     sentence = said.sentence_of(start)
-    if sentence != said.sentence_of(end - 1) or sentence not in said.asked:
+    if sentence != said.sentence_of(end - 1) or said.words[start] in _POSSESSIVES:
         return False
     first, last = said.sentence_span(sentence)
-    opening, closing = start - first, last - end
-    if opening > _ASKED_BEFORE or closing > _ASKED_AFTER or opening + closing == 0:
-        return False
-    return closing == 0 or (is_unspaced(said.words[end]) and end not in said.breaks)
-
-
-def supposed(said: Wording, start: int) -> bool:
-    """Whether a condition comes before ``said.words[start]`` in its sentence, reaching
-    it (no conjunction between them), and is not a concession or a manner of speaking."""
-    first, _ = said.sentence_span(said.sentence_of(start))
-    words = said.words
-    for end in range(start, max(first, start - _CONDITION_REACH), -1):
-        if ends_with_phrase(words, end, _JOINS):
-            return False
-        if ends_with_phrase(words, end, _CONDITIONS):
-            return not _conceding_or_manner(words, end, start)
+    opening, closing = tuple(said.words[first:start]), said.words[end:last]
+    if _a_yes_no_opening(opening, said.words[start]):
+        return True  # "should i quit my job" is asked with or without its mark
+    if len(closing) == 1 and closing[0] in _CLOSING_PARTICLES and end not in said.breaks:
+        return not opening or (len(opening) <= _ASKED_BEFORE and sentence in said.asked)
     return False
 
 
-def _conceding_or_manner(words: Sequence[str], end: int, start: int) -> bool:
-    """Whether the condition ending before ``words[end]`` is "even if" or a manner of
-    speaking ("if I remember right")."""
-    before = end - len(_phrases_ending(words, end)[0]) - 1
-    if before >= 0 and words[before] in _CONCEDING:
+def _a_yes_no_opening(opening: tuple[str, ...], first_quoted: str) -> bool:
+    """ "Should I", "Soll ich", "Czy", "Do you think", or "Do" before "I ...": the opening
+    of the user's yes/no question."""
+    if opening in _QUESTION_OPENINGS:
+        return True
+    if not opening or len(opening) > _ASKED_BEFORE:
+        return False
+    if opening[0] in _QUESTION_PARTICLES:
+        return True
+    if opening[0] not in _AUXILIARIES:
+        return False
+    pronoun = opening[1] if len(opening) == 2 else first_quoted
+    return pronoun in _FIRST_PERSON
+
+
+def wished(said: Wording, start: int) -> bool:
+    """Whether a wish or a "used to", "almost" stands just before ``said.words[start]``
+    ("I wish I had a dog", "I used to live in Berlin", "I'd like to live in Lisbon")."""
+    for at in range(start, max(0, start - _WISHED_REACH), -1):
+        if ends_with_phrase(said.words, at, _WISHES):
+            return True  # "Ich wünschte, ich hätte mehr Zeit"
+        if at in said.breaks:
+            return False
+    return False
+
+
+def supposed(said: Wording, start: int, end: int) -> bool:
+    """Whether a condition comes before ``said.words[start:end]`` in its sentence and
+    reaches it (see the module doc for the conditions that do not)."""
+    words = said.words
+    if words[start] in _POSSESSIVES or _HABITS.intersection(words[start:end]):
+        return False
+    first, _ = said.sentence_span(said.sentence_of(start))
+    if _an_opening_condition(said, first, start):
+        return not _about_the_telling(words, first + 1, start)
+    reach = max(first, start - _CONDITION_REACH)
+    if _CONDITIONS.keys().isdisjoint(words[reach:start]):
+        return False  # no condition in reach: the common case, checked at C speed
+    in_own_clause = True
+    for at in range(start, reach, -1):
+        in_own_clause = in_own_clause and at not in said.breaks
+        if in_own_clause and ends_with_phrase(words, at, _JOINS):
+            return False
+        if ends_with_phrase(words, at, _CONDITIONS):
+            return not _about_the_telling(words, at, start)
+    return False
+
+
+def _an_opening_condition(said: Wording, first: int, start: int) -> bool:
+    if start <= first + 1 or said.words[first] not in _OPENING_CONDITIONS:
+        return False
+    return first + 1 not in said.breaks and any(
+        b in said.breaks for b in range(first + 2, start + 1)
+    )
+
+
+def _about_the_telling(words: Sequence[str], end: int, start: int) -> bool:
+    """Whether the condition ending before ``words[end]`` is "even if", "whenever", "if"
+    for "whether", or about the telling ("if you ask me")."""
+    marker = phrase_ending(words, end, _CONDITIONS) or ()
+    before = end - len(marker) - 1
+    if before >= 0 and words[before] in _NOT_CONDITIONING:
         return True
     return bool(_MANNER.intersection(words[end : min(start, end + _MANNER_REACH)]))
-
-
-def _phrases_ending(words: Sequence[str], end: int) -> list[tuple[str, ...]]:
-    return [
-        p
-        for p in _CONDITIONS.get(words[end - 1], ())
-        if len(p) <= end and tuple(words[end - len(p) : end]) == p
-    ]

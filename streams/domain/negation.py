@@ -17,7 +17,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence, Set
 
-from streams.domain.wording import ends_with_phrase, folded_words, normalise, phrase_index
+from streams.domain.wording import (
+    ends_with_phrase,
+    folded_words,
+    normalise,
+    phrase_ending,
+    phrase_index,
+    tokens,
+    word_set,
+)
 
 _NEGATORS = (
     # English ("don't", "dont", "cannot" fold to "do not", "can not": wording.tokens)
@@ -33,7 +41,8 @@ _NEGATORS = (
     " не ни никогда нет нельзя ничего никто ніколи ні nie nigdy żaden ani nikdy žádný"
     " δεν μην ποτέ όχι ούτε değil asla hiç hiçbir nem soha sosem ei eivät emme"
     # Indonesian, Malay, Tagalog, Vietnamese
-    " tidak tdk gak nggak enggak ngga bukan belum jangan tiada hindi không chưa đừng"
+    " tidak tdk gak ga gk nggak enggak ngga ndak bukan belum jangan tiada hindi không chưa"
+    " đừng"
     # Arabic, Persian, Hebrew, Hindi, Urdu, Bengali
     " لا لم لن ليس ليست غير مش نه هرگز לא אין אף מעולם नहीं मत نہیں نہ না নয় নি নই"
     # Korean (before the verb), Chinese, Thai
@@ -47,8 +56,8 @@ _CONJUNCTIONS = (
     " nhưng và 但 而 和 并 且 แต่ และ لكن אבל लेकिन और 하지만 그리고 でも しかし そして"
 )
 # After what they negate, in the same clause: German, Dutch, Scandinavian, spoken French
-# and Portuguese, Hindi, Bengali, Turkish (değil, değilim).
-_AFTER_WORDS = "nicht nie niet nooit inte ikke aldrig pas plus jamais não नहीं ना না নয় নই নি"
+# and Portuguese, Hindi, Bengali, Turkish (değil, değilim; yok "there is none").
+_AFTER_WORDS = "nicht nie niet nooit inte ikke aldrig pas plus jamais não नहीं ना না নয় নই নি yok"
 # After what they negate: Korean verb endings, and Japanese ones (their kana are tokens).
 _AFTER_PREFIXES = ("않", "못하", "못해", "못했", "아니", "없", "değil")
 _AFTER_JOINED = (
@@ -87,6 +96,51 @@ _AFTER_A_NO = frozenset(
 # After "no", Spanish "he" and "nos" are a verb and an object ("No he tenido hijos", "No
 # nos gusta"): an answer only when the quote begins with them.
 _NOT_ALWAYS_PRONOUNS = frozenset(["he", "nos"])
+# Words that open a clause of their own, and the verbs whose negation reaches into it.
+_OPENERS = phrase_index(
+    "what how where which who why whether that que qué quoi dass was wie wo ob что как где"
+    " że co gdzie कि أن 什么"
+)
+_REACHING = word_set(
+    "think thought believe believed sure want wanted expect suppose feel seem say said"
+    " claim claimed mean meant denke glaube sicher pense crois sûr creo pienso seguro acho"
+    " думаю хочу уверен myślę chcę 觉得 认为 想"
+)
+# Negations that affirm.
+_AFFIRMING = [
+    tuple(tokens(p))
+    for p in (
+        "can not wait",
+        "can not believe",
+        "could not be happier",
+        "could not be better",
+        "not going to lie",
+        "no doubt",
+        "do not forget",
+        "never forget",
+        "no olvides",
+        "oublie pas",
+        "não esqueça",
+        "não esqueças",
+        "non dimenticare",
+        "vergiss nicht",
+        "vergeet niet",
+        "glöm inte",
+        "nie zapomnij",
+        "не забудь",
+        "не забывай",
+        "jangan lupa",
+        "不要忘记",
+        "不要忘了",
+        "मत भूलना",
+        "मत भूलो",
+        "لا تنسى",
+        "لا تنس",
+    )
+]
+# What an after-negator may stand before without negating ("plus a dog", "pas loin",
+# "nicht weit", "não sei se").
+_NOT_NEGATED_NEXT = word_set("a an un une one my loin weit far mal précisément exactement sei w")
 # Negators only just before the word they negate, being other words elsewhere: Arabic
 # "ما" ("what" in a question, "not" before a verb in speech).
 _JUST_BEFORE = frozenset(t for p in folded_words("ما") for t in p)
@@ -100,14 +154,42 @@ def negated_before(words: Sequence[str], start: int, breaks: Set[int] = frozense
         return True
     end = start
     while end > 0 and start - end < _SCOPE and end not in breaks:
-        if ends_with_phrase(words, end, _STOP_PHRASES):
+        if ends_with_phrase(words, end, _STOP_PHRASES) and not ends_with_phrase(
+            words, end - 1, _NEGATOR_PHRASES
+        ):
+            return False  # a conjunction ends the clause ("non è" is no "and")
+        if _opens_its_own_clause(words, end):
             return False
-        if ends_with_phrase(words, end, _NEGATOR_PHRASES) and not _an_answering_no(
-            words, end, start
+        if (
+            ends_with_phrase(words, end, _NEGATOR_PHRASES)
+            and not _an_answering_no(words, end, start)
+            and not _affirming(words, end - 1)
         ):
             return True
         end -= 1
     return False
+
+
+def _opens_its_own_clause(words: Sequence[str], end: int) -> bool:
+    """Whether a word ending before ``words[end]`` opens a clause that a negation before
+    it does not reach ("I don't know what to get my wife"), as it does after "think",
+    "sure" or "say" ("I'm not sure that I want kids")."""
+    opener = phrase_ending(words, end, _OPENERS)
+    if opener is None:
+        return False
+    verb = end - len(opener) - 1
+    return verb < 0 or words[verb] not in _REACHING
+
+
+def _affirming(words: Sequence[str], at: int) -> bool:
+    """Whether the negator ``words[at]`` belongs to a phrase that affirms ("can't wait",
+    "don't forget that", "no doubt")."""
+    return any(
+        token == words[at] and tuple(words[at - k : at - k + len(phrase)]) == phrase
+        for phrase in _AFFIRMING
+        for k, token in enumerate(phrase)
+        if at >= k
+    )
 
 
 def _an_answering_no(words: Sequence[str], end: int, start: int) -> bool:
@@ -128,7 +210,10 @@ def negated_after(words: Sequence[str], end: int, breaks: Set[int] = frozenset()
     for at in range(end, min(len(words), end + 3)):
         if (at > end and at in breaks) or ends_with_phrase(words, at + 1, _STOP_PHRASES):
             return False
-        if words[at] in _AFTER or words[at].startswith(_AFTER_STARTS):
+        negates = at + 1 >= len(words) or words[at + 1] not in _NOT_NEGATED_NEXT
+        if words[at] in _AFTER and negates:
+            return True
+        if words[at].startswith(_AFTER_STARTS):
             return True
     return False
 

@@ -31,10 +31,10 @@ from difflib import SequenceMatcher
 from itertools import pairwise
 
 from streams.domain.guards import Claim
-from streams.domain.mending import FILLERS, may_leave_out, mended, typos
-from streams.domain.mood import asked, supposed
+from streams.domain.mending import FILLERS, little, may_elide, may_leave_out, mended, typos
+from streams.domain.mood import asked, supposed, wished
 from streams.domain.negation import negated_after, negated_before
-from streams.domain.wording import is_unspaced, normalise, tokens, wording
+from streams.domain.wording import Wording, is_unspaced, normalise, tokens, wording
 from streams.events import Message, Role
 
 __all__ = ["CLOSE_MATCH", "check_quotes", "normalise", "quote_found", "user_texts"]
@@ -51,9 +51,9 @@ _MIN_UNSPACED_QUOTE_CHARS = 2
 # A repetitive message stays cheap: occurrences of a quote examined, positions of one
 # pair of words kept for anchoring a close match.
 _MAX_HITS = 64
-# A quote of one word is the user's only as (nearly) a sentence of its own ("Vegan.",
-# "I'm vegan"), not picked out of a longer one.
-_LONE_WORD_SENTENCE = 3
+# A quote of one word is the user's only as (nearly) a clause of its own ("Vegan.", "I'm
+# vegan", "Tom, 34, nurse"), not picked out of a longer one.
+_LONE_WORD_CLAUSE = 3
 _MAX_SPOTS = 32
 
 
@@ -86,14 +86,19 @@ class _Said:
             return True
         if negated_after(self.words, end, self.breaks):
             return True
-        if rules.moods and (asked(self.wording, start, end) or supposed(self.wording, start)):
+        if rules.moods and _moody(self.wording, start, end):
             return True
         return rules.lone and self._picked_out(start)
 
     def _picked_out(self, word: int) -> bool:
-        first, last = self.wording.sentence_span(self.sentence_of(word))
+        """Whether the one word at ``word`` was asked ("Vegan?", "Berlin or Munich?") or
+        picked out of a longer clause than an item of a list ("Tom, 34, nurse, Leeds")."""
+        if self.sentence_of(word) in self.wording.asked:
+            return True
+        first = max((b for b in self.breaks if b <= word), default=0)
+        last = min((b for b in self.breaks if b > word), default=len(self.words))
         stretch = self.words[first:last]
-        return len(stretch) > _LONE_WORD_SENTENCE and not any(map(is_unspaced, stretch))
+        return len(stretch) > _LONE_WORD_CLAUSE and not any(map(is_unspaced, stretch))
 
     def spots(self) -> dict[tuple[str, str], list[int]]:
         """Where each pair of consecutive words occurs (the first few times)."""
@@ -106,6 +111,10 @@ class _Said:
         return self._spots
 
 
+def _moody(said: Wording, start: int, end: int) -> bool:
+    return asked(said, start, end) or supposed(said, start, end) or wished(said, start)
+
+
 @dataclass(frozen=True)
 class _Rules:
     """What besides negation makes words the user wrote not their statement."""
@@ -115,7 +124,9 @@ class _Rules:
 
 
 _STATED = _Rules()
-_NOT_STATED = "in the user's messages as a question, a condition or a lone word, not a statement"
+_NOT_STATED = (
+    "in the user's messages as a question, a wish, a condition or a lone word, not a statement"
+)
 _WRITTEN = _Rules(moods=False)  # the words are there, whatever their mood
 
 
@@ -168,8 +179,7 @@ def _close_at(
     kept = [
         op for op in ops if op[0] == "equal" or typos(part[op[1] : op[2]], window[op[3] : op[4]])
     ]
-    shared = sum(i2 - i1 for _, i1, i2, _, _ in kept)
-    if all(op[0] != "equal" for op in kept) or shared < CLOSE_MATCH * len(part):
+    if not _shared_enough(part, ops, kept):
         return None
     first, last = kept[0][3], kept[-1][4]
     left_out: list[str] = []
@@ -188,6 +198,19 @@ def _close_at(
     if said.unsaid(offset + first, offset + last, rules):
         return None
     return offset + first, offset + last
+
+
+def _shared_enough(part: list[str], ops: Sequence[_Op], kept: Sequence[_Op]) -> bool:
+    """Whether the quote shares a word with the message, and CLOSE_MATCH of its words
+    (the few little words it adds, "I" or "ich" before a verb, not counted)."""
+    if all(op[0] != "equal" for op in kept):
+        return False
+    shared = sum(i2 - i1 for _, i1, i2, _, _ in kept)
+    added = sum(i2 - i1 for tag, i1, i2, _, _ in ops if tag == "delete" and little(part[i1:i2]))
+    return shared >= CLOSE_MATCH * (len(part) - min(added, max(1, len(part) // 4)))
+
+
+_Op = tuple[str, int, int, int, int]
 
 
 def _nearest(window: list[str], j1: int, j2: int, count: int, first: int) -> list[str]:
@@ -235,10 +258,18 @@ def _in_order(parts: Sequence[list[str]], said: _Said, budget: list[int], rules:
         at = _whole_words_at(part, said, lo, rules) or _close_at(part, said, lo, budget, rules)
         if at is None:
             return False
-        if i > 0 and (at[0] - lo > _MAX_GAP or said.sentence_of(at[0]) != said.sentence_of(lo - 1)):
+        if i > 0 and not _elided(said, lo, at[0]):
             return False
         lo = at[1]
     return True
+
+
+def _elided(said: _Said, lo: int, hi: int) -> bool:
+    """Whether the words from ``lo`` to ``hi`` may stand for an ellipsis: a few, in one
+    sentence, none that negates or makes the statement past, unsure or almost."""
+    if hi - lo > _MAX_GAP or said.sentence_of(hi) != said.sentence_of(lo - 1):
+        return False
+    return may_elide(said.words[lo:hi])
 
 
 def user_texts(messages: Sequence[Message]) -> list[str]:

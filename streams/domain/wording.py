@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 # Scripts written without spaces between words: each of their characters is a token.
@@ -176,6 +176,8 @@ def wording(text: str) -> Wording:
             words.append(_SPELLED_OUT[token])  # I'm, we're, I've, I'll, I'd
         elif token in _NOT_JOINED:
             words += [_NOT_JOINED[token], "not"]  # dont, cannot
+        elif token in _RUN_TOGETHER:
+            words += _RUN_TOGETHER[token]  # gonna, wanna
         else:
             words.append(token)
     return Wording(words, frozenset(breaks), sentences, frozenset(asked))
@@ -207,6 +209,7 @@ _NOT_BASES = {
 } | {"can": "can", "won": "will", "shan": "shall"}
 _NOT_JOINED = {base + "t": verb for base, verb in _NOT_BASES.items()} | {"cannot": "can"}
 _SPELLED_OUT = {"m": "am", "re": "are", "ve": "have", "ll": "will", "d": "would"}
+_RUN_TOGETHER = {"gonna": ["going", "to"], "wanna": ["want", "to"], "gotta": ["got", "to"]}
 
 
 def folded_words(words: str) -> list[tuple[str, ...]]:
@@ -214,23 +217,41 @@ def folded_words(words: str) -> list[tuple[str, ...]]:
     return [tuple(tokens(word)) for word in words.split()]
 
 
-def phrase_index(words: str) -> dict[str, list[tuple[str, ...]]]:
-    """Each word of a word list as its tokens (one word may fold to several: Thai ไม่,
-    "dont", 如果), by the last of them, for :func:`ends_with_phrase`."""
+def word_set(words: str) -> frozenset[str]:
+    """The tokens of a word list, for lists of words of one token each."""
+    return frozenset(t for phrase in folded_words(words) for t in phrase)
+
+
+def phrase_index(words: str, *, phrases: Iterable[str] = ()) -> dict[str, list[tuple[str, ...]]]:
+    """Each word of a word list, and each of ``phrases``, as its tokens (one word may fold
+    to several: Thai ไม่, "dont", 如果), by the last of them, for :func:`ends_with_phrase`."""
     out: dict[str, list[tuple[str, ...]]] = {}
-    for phrase in folded_words(words):
+    for phrase in [*folded_words(words), *(tuple(tokens(p)) for p in phrases)]:
         out.setdefault(phrase[-1], []).append(phrase)
     return out
+
+
+def phrase_ending(
+    words: Sequence[str], end: int, phrases: dict[str, list[tuple[str, ...]]]
+) -> tuple[str, ...] | None:
+    """The one of ``phrases`` that ends just before ``words[end]``, if any."""
+    if end <= 0:
+        return None
+    return next(
+        (
+            p
+            for p in phrases.get(words[end - 1], ())
+            if len(p) <= end and tuple(words[end - len(p) : end]) == p
+        ),
+        None,
+    )
 
 
 def ends_with_phrase(
     words: Sequence[str], end: int, phrases: dict[str, list[tuple[str, ...]]]
 ) -> bool:
     """Whether one of ``phrases`` ends just before ``words[end]``."""
-    return end > 0 and any(
-        len(p) <= end and tuple(words[end - len(p) : end]) == p
-        for p in phrases.get(words[end - 1], ())
-    )
+    return phrase_ending(words, end, phrases) is not None
 
 
 def is_unspaced(word: str) -> bool:

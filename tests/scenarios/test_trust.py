@@ -280,10 +280,10 @@ async def test_a_quote_cut_from_a_question_or_a_condition_replaces_nothing(run: 
     assert await run.table("asked-and-supposed") == table([
         Row("user", "lives in", "berlin", "ep-3",
             untrusted="quote 'I will move to Berlin' is in the user's messages as a question,"
-                      " a condition or a lone word, not a statement"),
+                      " a wish, a condition or a lone word, not a statement"),
         Row("user", "lives in", "hamburg", "ep-4",
             untrusted="quote 'move to Hamburg' is in the user's messages as a question,"
-                      " a condition or a lone word, not a statement"),
+                      " a wish, a condition or a lone word, not a statement"),
         Row("user", "lives in", "lisbon", "ep-2"),
         Row("user", "lives in", "munich", "ep-1", "superseded", by=lisbon),
         Row("user", "lives in", "munich", "ep-2", "expired", valid_until=ago(6),

@@ -175,6 +175,45 @@ def test_a_short_quote_in_a_script_without_spaces_is_enough() -> None:
         ("Where do I live? I live in Berlin now.", "I live in Berlin now"),
         ("Vegan.", "vegan"),  # one word, said on its own
         ("No he lives in Rome", "he lives in Rome"),
+        # what a user tells an assistant in passing: requests, questions after a preface
+        ("Can you help me find a dentist near my office in Leeds?",
+         "help me find a dentist near my office in Leeds"),
+        ("Hey, where can I find a good vet for my cat Luna in Porto?",
+         "Where can I find a good vet for my cat Luna in Porto?"),
+        ("¿Me recomiendas un dentista cerca de mi oficina en Sevilla?",
+         "un dentista cerca de mi oficina en Sevilla"),
+        ("What should I do if my dog Max eats chocolate?", "my dog Max"),  # taken as given
+        # conditions about the telling, "if" for "whether", habits, concessions
+        ("If you're curious, I'm 34.", "I'm 34"),
+        ("If possible, recommend a vegan place near my hotel in Rome.", "my hotel in Rome"),
+        ("Can you check if my flight to Rome on Friday is delayed?", "my flight to Rome on Friday"),
+        ("Let me know if you need anything else: I live at 12 Baker Street.",
+         "I live at 12 Baker Street"),
+        ("Wenn ich nach Hause komme, koche ich immer für meine Kinder.",
+         "koche ich immer für meine Kinder"),
+        ("Даже если идёт дождь, я езжу на работу на велосипеде.",
+         "я езжу на работу на велосипеде"),
+        ("如果我没记错的话，我是2019年搬到上海的。", "我是2019年搬到上海的"),
+        ("Sí, vivo en Madrid desde 2019.", "vivo en Madrid desde 2019"),
+        ("Se mudó a Berlín mi hermana.", "mudó a Berlín mi hermana"),
+        # a negation that does not reach the quote, or affirms
+        ("I don't know what to get my wife for her birthday.", "my wife for her birthday"),
+        ("No sé qué regalarle a mi mujer por su cumpleaños.", "a mi mujer por su cumpleaños"),
+        ("Don't forget that my daughter is allergic to peanuts.",
+         "my daughter is allergic to peanuts"),
+        ("N'oublie pas que je suis végétarien.", "je suis végétarien"),
+        ("I can't wait to start my new job at Google!", "start my new job at Google"),
+        ("Not gonna lie I love my job.", "I love my job"),
+        ("I have two kids plus a dog.", "I have two kids"),
+        ("J'habite à Lyon pas loin de la gare.", "J'habite à Lyon"),
+        # contractions and a subject pronoun spelled out, a list item
+        ("My wife's a nurse.", "My wife is a nurse"),
+        ("I'd already moved to Berlin by then.", "I had already moved to Berlin by then"),
+        ("I'm gonna start a PhD in Leeds in September.",
+         "I am going to start a PhD in Leeds in September"),
+        ("Moved to Leeds in 2019.", "I moved to Leeds in 2019"),
+        ("Vivo en Sevilla con mis dos hijos.", "Yo vivo en Sevilla con mis dos hijos"),
+        ("Tom, 34, nurse, Leeds.", "nurse"),
     ],
 )  # fmt: skip
 def test_the_users_words_with_harmless_differences_are_found(said_: str, quote: str) -> None:
@@ -261,7 +300,7 @@ def test_the_users_words_with_harmless_differences_are_found(said_: str, quote: 
         # the user asked it
         ("Do I work at Google? No.", "I work at Google"),
         ("Should I move to Berlin?", "move to Berlin"),
-        ("¿Debería mudarme a Berlín?", "mudarme a Berlín"),
+        ("Soll ich nach Berlin ziehen?", "nach Berlin ziehen"),
         ("我住在北京吗？", "我住在北京"),
         # the user supposed it
         ("If I get the offer I will move to Berlin", "I will move to Berlin"),
@@ -274,6 +313,33 @@ def test_the_users_words_with_harmless_differences_are_found(said_: str, quote: 
         ("No he tenido hijos", "tenido hijos"),
         ("No nos gusta el café", "gusta el café"),
         ("ما بحب القهوة", "بحب القهوة"),
+        # the user's own yes/no question, with or without its mark
+        ("Should I quit my job before I find a new one?", "I quit my job"),
+        ("do I need a visa to work in Canada", "I need a visa to work in Canada"),
+        ("Do you think I should move to Berlin?", "I should move to Berlin"),
+        ("Est-ce que je travaille trop ?", "je travaille trop"),
+        ("Czy powinienem przeprowadzić się do Krakowa?", "powinienem przeprowadzić się do Krakowa"),
+        ("我应该辞职吗", "我应该辞职"),
+        ("Berlin or Munich?", "Berlin"),
+        # a condition at the head of the sentence, "in case", a wish, "used to"
+        ("Si consigo el trabajo, me mudaré a Madrid.", "me mudaré a Madrid"),
+        ("Se eu conseguir o emprego, vou me mudar para Lisboa.", "vou me mudar para Lisboa"),
+        ("In case I get the visa, I'll move to Canada in June.", "I'll move to Canada in June"),
+        ("If I get the job and we find a flat, I'll move to Berlin.", "I'll move to Berlin"),
+        ("I wish I had a dog.", "I had a dog"),
+        ("Ich wünschte, ich hätte mehr Zeit für meine Kinder.",
+         "ich hätte mehr Zeit für meine Kinder"),
+        ("I'd like to live in Lisbon one day.", "live in Lisbon"),
+        ("I used to live in Berlin before I moved to Munich.", "live in Berlin"),
+        ("I used to work at Google.", "I ... work at Google"),  # elided "used to"
+        # a vowel for a vowel is another word; "non è" keeps its negation; French "ne"
+        ("I'm married to Antonio.", "I'm married to Antonia"),
+        ("Vivo con mi hermana en Sevilla.", "Vivo con mi hermano en Sevilla"),
+        ("Non è vero che vivo a Roma.", "vivo a Roma"),
+        ("Je ne travaille plus chez Renault depuis le mois de mai.",
+         "Je travaille chez Renault depuis le mois de mai"),
+        ("Benim bir arabam yok.", "Benim bir arabam"),
+        ("Saya ga punya mobil.", "punya mobil"),
         # a letter that negates a Turkish verb is no typo
         ("Her sabah kahvaltıda sıcak kahve içmeyi sevmiyorum", 
          "Her sabah kahvaltıda sıcak kahve içmeyi seviyorum"),
@@ -305,11 +371,10 @@ def test_a_quote_asked_supposed_or_picked_out_says_so() -> None:
     messages = said(
         "Do I work at Google?", "If I get the offer I will move. Berlin was too expensive."
     )
+    why = "is in the user's messages as a question, a wish, a condition or a lone word"
     assert [c.untrusted for c in check_quotes(claims, messages)] == [
-        "quote 'I work at Google' is in the user's messages as a question, a"
-        " condition or a lone word, not a statement",
-        "quote 'Berlin' is in the user's messages as a question, a condition or a lone word,"
-        " not a statement",
+        f"quote 'I work at Google' {why}, not a statement",
+        f"quote 'Berlin' {why}, not a statement",
     ]
 
 
