@@ -146,10 +146,16 @@ _NOT_NEGATED_NEXT = word_set("a an un une one my loin weit far mal précisément
 _JUST_BEFORE = frozenset(t for p in folded_words("ما") for t in p)
 
 
-def negated_before(words: Sequence[str], start: int, breaks: Set[int] = frozenset()) -> bool:
+def negated_before(
+    words: Sequence[str],
+    start: int,
+    breaks: Set[int] = frozenset(),
+    names: Set[int] = frozenset(),
+) -> bool:
     """Whether a negator stands before ``words[start]`` in its clause (a few words back,
     not past punctuation (``breaks``: indexes of the words that follow some) or a
-    conjunction)."""
+    conjunction). A word capitalised inside its sentence (``names``) is a name ("my wife
+    Nada", "Mr Nie"), not a negator."""
     if start > 0 and start not in breaks and words[start - 1] in _JUST_BEFORE:
         return True
     end = start
@@ -162,6 +168,7 @@ def negated_before(words: Sequence[str], start: int, breaks: Set[int] = frozense
             return False
         if (
             ends_with_phrase(words, end, _NEGATOR_PHRASES)
+            and end - 1 not in names
             and not _an_answering_no(words, end, start)
             and not _affirming(words, end - 1)
         ):

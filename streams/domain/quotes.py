@@ -82,7 +82,7 @@ class _Said:
         """Whether the words at ``start:end`` are not a statement of the user's: negated
         around them, or (by ``rules``) asked, supposed, or one word picked out of a longer
         sentence ("Berlin" from "Berlin was too expensive")."""
-        if negated_before(self.words, start, self.breaks):
+        if negated_before(self.words, start, self.breaks, self.wording.names):
             return True
         if negated_after(self.words, end, self.breaks):
             return True

@@ -59,8 +59,8 @@ class _Folds(dict[int, str | None]):
         folded: str | None
         if category == "Nd":
             folded = str(unicodedata.digit(char))  # ٣ and ३ are 3
-        elif char in _LETTERS:
-            folded = _LETTERS[char]
+        elif char.lower() in _LETTERS:
+            folded = _LETTERS[char.lower()]
         elif category == "Mn" and _keeps_mark(code):
             folded = char
         elif category in ("Mn", "Cf") or code in _SKIN_TONES:
@@ -118,8 +118,12 @@ _SYMBOLS = _Symbols()
 
 
 def _fold(text: str) -> str:
+    return _fold_keeping_case(text).casefold()
+
+
+def _fold_keeping_case(text: str) -> str:
     grouped = _DIGIT_GROUP.sub("", text).translate(_SYMBOLS)
-    return unicodedata.normalize("NFKD", grouped).casefold().translate(_FOLDS)
+    return unicodedata.normalize("NFKD", grouped).translate(_FOLDS)
 
 
 _UNMARKED = str.maketrans(dict.fromkeys(_MARKS, " "))
@@ -143,6 +147,7 @@ class Wording(NamedTuple):
     breaks: frozenset[int]  # indexes of the words that follow punctuation
     sentences: list[int]  # indexes of the words that begin a sentence after the first
     asked: frozenset[int]  # which sentences (0 the first) end with a question mark
+    names: frozenset[int]  # words capitalised inside a sentence ("my wife Nada")
 
     def sentence_of(self, word: int) -> int:
         """Which sentence (0 the first) the word at ``word`` is in."""
@@ -163,7 +168,10 @@ def wording(text: str) -> Wording:
     breaks: set[int] = set()
     sentences: list[int] = []
     asked: set[int] = set()
-    for token in _TOKEN.findall(_fold(text)):
+    names: set[int] = set()
+    for written, token in _written_and_folded(text):
+        if written != token and written[1:] == token[1:] and words:
+            names.add(len(words))  # capitalised; at a sentence's start: dropped below
         if token in (_BREAK, _STOP, _ASK):
             breaks.add(len(words))
             if token != _BREAK and words and (not sentences or sentences[-1] != len(words)):
@@ -180,7 +188,17 @@ def wording(text: str) -> Wording:
             words += _RUN_TOGETHER[token]  # gonna, wanna
         else:
             words.append(token)
-    return Wording(words, frozenset(breaks), sentences, frozenset(asked))
+    names.difference_update(sentences)
+    return Wording(words, frozenset(breaks), sentences, frozenset(asked), frozenset(names))
+
+
+def _written_and_folded(text: str) -> Iterable[tuple[str, str]]:
+    """Each token of ``text`` as written (case kept) and case folded."""
+    kept = _fold_keeping_case(text)
+    written, folded = _TOKEN.findall(kept), _TOKEN.findall(kept.casefold())
+    if len(written) == len(folded):
+        return zip(written, folded, strict=True)
+    return ((token, token.casefold()) for token in written)
 
 
 # The English contractions, so "I'm" and "I am", "don't", "dont" and "do not" are one.
