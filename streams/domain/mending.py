@@ -28,7 +28,7 @@ def _words(text: str) -> frozenset[str]:
 
 _MAY_ADD = _words(
     "a an the and i to of in on at is am are so that it uh um er like just really actually"
-    " also very then now well oh yeah ok okay"
+    " also very then now well oh yeah ok okay have has"
 ) | word_set("ich yo je io eu я 我 私 は 저는 나는")  # a subject pronoun languages leave out
 # Sounds the user may have typed that a quote leaves out without counting them.
 FILLERS = _words("uh um umm er erm ehm hmm ah eh ahm euh mm")

@@ -66,7 +66,12 @@ _POSSESSIVES = word_set(
 _CONDITIONS = phrase_index(
     "if unless wenn falls sofern jeśli jeżeli если якщо eğer jika nếu 如果 假如 要是 倘若"
     " もし 만약 만일 إذا لو اگر אם अगर यदि εάν αν jos",
-    phrases=("in case",),
+    phrases=("in case", "let's say", "what if", "stell dir vor"),
+)
+# Set-ups of a supposition, unless the user's own hedge ("I suppose I'm an introvert").
+_SUPPOSING = word_set(
+    "suppose supposing imagine assume assuming pretend angenommen imaginons supongamos"
+    " допустим представь"
 )
 # Conditions only as a sentence's first word with a clause of their own after them: "Si
 # consigo el trabajo, me mudo" (not "Sí, vivo en Madrid", nor reflexive "Se mudó").
@@ -84,6 +89,14 @@ _JOINS = phrase_index(
 _NOT_CONDITIONING = word_set(
     "even selbst auch immer mal даже nawet גם حتى bahkan wonder wondering check see ask"
     " asking know sure tell unsure idea decide clue whether"
+)
+# Someone else's view of the user: "My boss thinks I'm lazy", "According to my friends".
+_REPORTING = word_set(
+    "thinks believes claims assumes insists reckons meint glaubt denkt behauptet pense croit"
+    " prétend cree piensa думает считает"
+)
+_ACCORDING_TO = frozenset(
+    tuple(tokens(p)) for p in ("according to", "laut", "selon", "según", "по словам")
 )
 # In the condition: about the telling, not the told ("if you're curious", "if I'm
 # honest", "if possible", "if I remember right"), or the assistant's part ("if you can").
@@ -155,9 +168,11 @@ def supposed(said: Wording, start: int, end: int) -> bool:
     words = said.words
     if words[start] in _POSSESSIVES or _HABITS.intersection(words[start:end]):
         return False
-    first, _ = said.sentence_span(said.sentence_of(start))
-    if _an_opening_condition(said, first, start):
+    first, last = said.sentence_span(said.sentence_of(start))
+    if _an_opening_condition(said, first, (start, end, last)):
         return not _about_the_telling(words, first + 1, start)
+    if _supposing_at(words, first, start) or _reported(said, first, start):
+        return True
     reach = max(first, start - _CONDITION_REACH)
     if _CONDITIONS.keys().isdisjoint(words[reach:start]):
         return False  # no condition in reach: the common case, checked at C speed
@@ -171,12 +186,39 @@ def supposed(said: Wording, start: int, end: int) -> bool:
     return False
 
 
-def _an_opening_condition(said: Wording, first: int, start: int) -> bool:
-    if start <= first + 1 or said.words[first] not in _OPENING_CONDITIONS:
+def _an_opening_condition(said: Wording, first: int, quote: tuple[int, int, int]) -> bool:
+    """Whether the quote is the clause after a sentence's first word "si" ("Si j'avais un
+    chien, ..." quoted without its "si"), or the one after its comma ("Si consigo el
+    trabajo, me mudo")."""
+    start, end, last = quote
+    if start < first + 1 or said.words[first] not in _OPENING_CONDITIONS:
         return False
-    return first + 1 not in said.breaks and any(
-        b in said.breaks for b in range(first + 2, start + 1)
-    )
+    if first + 1 in said.breaks:
+        return False  # "Sí, vivo en Madrid"
+    if start == first + 1:  # the condition itself, if a clause follows it
+        return any(b in said.breaks for b in range(end, last))
+    return any(b in said.breaks for b in range(first + 2, start + 1))
+
+
+def _supposing_at(words: Sequence[str], first: int, start: int) -> bool:
+    """ "Suppose I had three kids", "Imagine I'm a doctor": a set-up just before the quote
+    or opening its sentence, not the user's "I suppose"."""
+    for at in (start - 1, start - 2, first):
+        if first <= at < start and words[at] in _SUPPOSING:
+            return at == 0 or words[at - 1] not in _FIRST_PERSON
+    return False
+
+
+def _reported(said: Wording, first: int, start: int) -> bool:
+    """Whether the quote is someone else's view: just after "thinks", "claims" and the
+    like said by another than the user, or in a sentence opening "According to"."""
+    words = said.words
+    if any(tuple(words[first : first + len(p)]) == p for p in _ACCORDING_TO):
+        return any(b in said.breaks for b in range(first + 1, start + 1))
+    for at in (start - 1, start - 2):
+        if at > first and words[at] in _REPORTING:
+            return words[at - 1] not in _FIRST_PERSON
+    return False
 
 
 def _about_the_telling(words: Sequence[str], end: int, start: int) -> bool:

@@ -104,7 +104,8 @@ _OPENERS = phrase_index(
 _REACHING = word_set(
     "think thought believe believed sure want wanted expect suppose feel seem say said"
     " claim claimed mean meant denke glaube sicher pense crois sûr creo pienso seguro acho"
-    " думаю хочу уверен myślę chcę 觉得 认为 想"
+    " думаю хочу уверен myślę chcę 觉得 认为 想 true correct right case wahr vrai verdad"
+    " verdade vero правда"
 )
 # Negations that affirm.
 _AFFIRMING = [

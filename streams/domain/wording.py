@@ -185,7 +185,7 @@ def wording(text: str) -> Wording:
         elif token in _NOT_JOINED:
             words += [_NOT_JOINED[token], "not"]  # dont, cannot
         elif token in _RUN_TOGETHER:
-            words += _RUN_TOGETHER[token]  # gonna, wanna
+            words += _RUN_TOGETHER[token]  # gonna, im, ive
         else:
             words.append(token)
     names.difference_update(sentences)
@@ -227,7 +227,17 @@ _NOT_BASES = {
 } | {"can": "can", "won": "will", "shan": "shall"}
 _NOT_JOINED = {base + "t": verb for base, verb in _NOT_BASES.items()} | {"cannot": "can"}
 _SPELLED_OUT = {"m": "am", "re": "are", "ve": "have", "ll": "will", "d": "would"}
-_RUN_TOGETHER = {"gonna": ["going", "to"], "wanna": ["want", "to"], "gotta": ["got", "to"]}
+_RUN_TOGETHER = {
+    "gonna": ["going", "to"],
+    "wanna": ["want", "to"],
+    "gotta": ["got", "to"],
+    "im": ["i", "am"],
+    "ive": ["i", "have"],
+    "youre": ["you", "are"],
+    "theyre": ["they", "are"],
+    "weve": ["we", "have"],
+    "theyve": ["they", "have"],
+}
 
 
 def folded_words(words: str) -> list[tuple[str, ...]]:

@@ -214,6 +214,11 @@ def test_a_short_quote_in_a_script_without_spaces_is_enough() -> None:
         ("Moved to Leeds in 2019.", "I moved to Leeds in 2019"),
         ("Vivo en Sevilla con mis dos hijos.", "Yo vivo en Sevilla con mis dos hijos"),
         ("Tom, 34, nurse, Leeds.", "nurse"),
+        ("I suppose I'm an introvert.", "I'm an introvert"),  # the user's own hedge
+        ("I think I have ADHD.", "I have ADHD"),
+        ("Im studying for the bar exam in february", "I'm studying for the bar exam in February"),
+        ("I been working at the hospital for 10 years",
+         "I have been working at the hospital for 10 years"),
         # a name is no negator, though it is one in another language
         ("My wife Nada works as a pharmacist in Leeds.", "works as a pharmacist in Leeds"),
         ("I learned Hindi living in Mumbai for five years.", "living in Mumbai for five years"),
@@ -343,6 +348,15 @@ def test_the_users_words_with_harmless_differences_are_found(said_: str, quote: 
          "Je travaille chez Renault depuis le mois de mai"),
         ("Benim bir arabam yok.", "Benim bir arabam"),
         ("Saya ga punya mobil.", "punya mobil"),
+        # someone else's view, a supposition, a denial of "that ..."
+        ("My boss thinks I'm lazy.", "I'm lazy"),
+        ("My wife claims I snore every night.", "I snore every night"),
+        ("According to my friends, I'm a great cook.", "I'm a great cook"),
+        ("Mein Arzt meint, ich habe Diabetes.", "ich habe Diabetes"),
+        ("Suppose I had three kids, what car should I buy?", "I had three kids"),
+        ("Let's say I live in Texas. What are the taxes like?", "I live in Texas"),
+        ("It's not true that I live in Berlin, I just visit often.", "I live in Berlin"),
+        ("Si j'avais un chien, je l'appellerais Max.", "j'avais un chien"),
         ("Nie mieszkam w Krakowie.", "mieszkam w Krakowie"),  # capitalised as a sentence opens
         ("I do NOT like coffee", "like coffee"),
         # a letter that negates a Turkish verb is no typo
