@@ -125,7 +125,8 @@ class _Rules:
 
 _STATED = _Rules()
 _NOT_STATED = (
-    "in the user's messages as a question, a wish, a condition or a lone word, not a statement"
+    "in the user's messages but not as their statement:"
+    " asked, supposed, wished, another's view or a lone word"
 )
 _WRITTEN = _Rules(moods=False)  # the words are there, whatever their mood
 

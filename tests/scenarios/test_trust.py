@@ -275,15 +275,19 @@ async def test_a_negated_quote_or_a_confidence_of_true_replaces_nothing(run: Run
     assert not [key for key in calls if key[1] == "judge"]
 
 
+NOT_STATED = (
+    "is in the user's messages but not as their statement:"
+    " asked, supposed, wished, another's view or a lone word"
+)
+
+
 async def test_a_quote_cut_from_a_question_or_a_condition_replaces_nothing(run: Run) -> None:
     lisbon = "user lives in lisbon"
     assert await run.table("asked-and-supposed") == table([
         Row("user", "lives in", "berlin", "ep-3",
-            untrusted="quote 'I will move to Berlin' is in the user's messages as a question,"
-                      " a wish, a condition or a lone word, not a statement"),
+            untrusted=f"quote 'I will move to Berlin' {NOT_STATED}"),
         Row("user", "lives in", "hamburg", "ep-4",
-            untrusted="quote 'move to Hamburg' is in the user's messages as a question,"
-                      " a wish, a condition or a lone word, not a statement"),
+            untrusted=f"quote 'move to Hamburg' {NOT_STATED}"),
         Row("user", "lives in", "lisbon", "ep-2"),
         Row("user", "lives in", "munich", "ep-1", "superseded", by=lisbon),
         Row("user", "lives in", "munich", "ep-2", "expired", valid_until=ago(6),

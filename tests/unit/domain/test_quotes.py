@@ -390,10 +390,13 @@ def test_a_quote_asked_supposed_or_picked_out_says_so() -> None:
     messages = said(
         "Do I work at Google?", "If I get the offer I will move. Berlin was too expensive."
     )
-    why = "is in the user's messages as a question, a wish, a condition or a lone word"
+    why = (
+        "is in the user's messages but not as their statement:"
+        " asked, supposed, wished, another's view or a lone word"
+    )
     assert [c.untrusted for c in check_quotes(claims, messages)] == [
-        f"quote 'I work at Google' {why}, not a statement",
-        f"quote 'Berlin' {why}, not a statement",
+        f"quote 'I work at Google' {why}",
+        f"quote 'Berlin' {why}",
     ]
 
 
