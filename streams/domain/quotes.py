@@ -222,6 +222,8 @@ def _nearest(window: list[str], j1: int, j2: int, count: int, first: int) -> lis
 
 def _too_short(parts: Sequence[list[str]]) -> bool:
     letters = sum(len(word) for part in parts for word in part)
+    if letters >= _MIN_QUOTE_CHARS:  # long enough in any script
+        return False
     unspaced = any(is_unspaced(word) for part in parts for word in part)
     return letters < (_MIN_UNSPACED_QUOTE_CHARS if unspaced else _MIN_QUOTE_CHARS)
 
@@ -247,16 +249,24 @@ def _found(
 ) -> bool:
     if not parts or _too_short(parts):
         return False
+    # Word for word in any message first: close matching costs far more, and a quote is
+    # most often copied exactly, from whichever message.
+    if any(_in_order(parts, message, None, rules) for message in said):
+        return True
     return any(_in_order(parts, message, budget, rules) for message in said)
 
 
-def _in_order(parts: Sequence[list[str]], said: _Said, budget: list[int], rules: _Rules) -> bool:
+def _in_order(
+    parts: Sequence[list[str]], said: _Said, budget: list[int] | None, rules: _Rules
+) -> bool:
     """Every part in the message, each after the one before, at most _MAX_GAP words from
     it and in the same sentence (an ellipsis leaves out a few words, not the end of one
     statement and the start of another)."""
     lo = 0
     for i, part in enumerate(parts):
-        at = _whole_words_at(part, said, lo, rules) or _close_at(part, said, lo, budget, rules)
+        at = _whole_words_at(part, said, lo, rules)
+        if at is None and budget is not None:
+            at = _close_at(part, said, lo, budget, rules)
         if at is None:
             return False
         if i > 0 and not _elided(said, lo, at[0]):
