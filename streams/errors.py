@@ -28,6 +28,10 @@ class PoisonError(FactstreamError):
 class ModelError(FactstreamError):
     """A model call failed for good (after its own retries, or a reply that breaks the schema)."""
 
+    # The provider stayed unreachable or overloaded (429, 5xx, timeouts) through its own
+    # retries: the same call may well succeed later, so it is an outage to ride out.
+    outage = False
+
 
 class ConfigError(FactstreamError):
     """A setting or an argument is wrong: nothing runs until it is fixed (exit code 2)."""
@@ -58,7 +62,9 @@ def is_transient(exc: BaseException) -> bool:
     """True when retrying the same record later may succeed."""
     if isinstance(exc, TransientError):
         return True
-    if isinstance(exc, (PoisonError, ModelError)):
+    if isinstance(exc, ModelError):
+        return exc.outage
+    if isinstance(exc, PoisonError):
         return False
     if isinstance(exc, (asyncio.TimeoutError, TimeoutError, ConnectionError, socket.error)):
         return True

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator
 
 from streams.domain.lenient import ItemByItem
 
@@ -60,6 +60,12 @@ class RawClaim(BaseModel):
     # as invalid_date), not the claim. The schema sent to the model still says string.
     validFrom: Annotated[Any, WithJsonSchema(_DATE_SCHEMA)] = None
     validUntil: Annotated[Any, WithJsonSchema(_DATE_SCHEMA)] = None
+
+    @field_validator("sourceQuote", mode="before")
+    @classmethod
+    def _null_is_no_quote(cls, value: Any) -> Any:
+        # As a missing key: the claim is kept, untrusted for want of a quote, not lost.
+        return "" if value is None else value
 
 
 class RawGraph(ItemByItem):

@@ -105,8 +105,15 @@ def read_reply(model: type[M], text: str) -> M:
     """``text`` (a model's JSON answer) validated as ``model``; raises ValidationError (a
     ValueError) when it holds no JSON object, or none of that shape. An answer that names
     none of the model's fields but wraps one object in a single key (``{"result":
-    {...}}``, ``{"graph": {...}}``) is read from that object, not taken as empty."""
-    reply = _read(model, text)
+    {...}}``, ``{"graph": {...}}``), or that is an array of one object, is read from that
+    object, not taken as empty or refused."""
+    try:
+        reply = _read(model, text)
+    except ValidationError:
+        listed = _listed(text)
+        if listed is None:
+            raise
+        reply = model.model_validate(listed)
     if any(getattr(reply, name) for name in model.model_fields):
         return reply
     inner = _wrapped(text, model)
@@ -133,6 +140,14 @@ def _wrapped(text: str, model: type[BaseModel]) -> dict[str, Any] | None:
         return None
     [(key, inner)] = data.items()
     return inner if isinstance(inner, dict) and key not in model.model_fields else None
+
+
+def _listed(text: str) -> dict[str, Any] | None:
+    """The object an answer of a one-element array (``[{...}]``) holds, if that is it."""
+    data = _find_json(_SURROGATES.sub(_mend_surrogate, text))
+    if isinstance(data, list) and len(data) == 1 and isinstance(data[0], dict):
+        return data[0]
+    return None
 
 
 def _read_int(digits: str) -> int | float:

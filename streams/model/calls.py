@@ -46,7 +46,8 @@ def checked_vectors(
 ) -> tuple[list[list[float]], dict[str, Any]]:
     """A reply's vectors, unit length, and its record summary; raises RetryableReply (the
     attempt is tried again) on the wrong count, the wrong dimension, or a value that is
-    not a finite number: such a vector is never stored."""
+    not a finite number, or a vector of zeros (no direction, so like nothing and unlike
+    nothing): such a vector is never stored."""
     rows = [v if isinstance(v, list) else [] for v in vectors]
     summary: dict[str, Any] = {"count": len(rows), "dims": sorted({len(v) for v in rows})}
     if len(rows) != count:
@@ -56,6 +57,9 @@ def checked_vectors(
     bad = [i for i, v in enumerate(rows) if not all(_finite_number(x) for x in v)]
     if bad:
         raise RetryableReply(f"embeddings {bad} hold values that are not finite numbers", summary)
+    zeros = [i for i, v in enumerate(rows) if not any(v)]
+    if zeros:
+        raise RetryableReply(f"embeddings {zeros} are all zeros", summary)
     return [unit([float(x) for x in v]) for v in rows], summary
 
 
@@ -74,6 +78,7 @@ def embed_failed(
         f"{provider} embed call ({model}, {len(texts)} {purpose} texts)"
         f" failed after {exc.attempts} attempt(s): {describe_error(exc.error)}",
         [record],
+        outage=exc.outage,
     )
 
 
@@ -92,7 +97,7 @@ async def embed_in_batches(
         try:
             got, record = await batch(texts[first : first + max_batch])
         except ModelCallFailed as exc:
-            raise ModelCallFailed(str(exc), [*calls, *exc.calls]) from exc
+            raise ModelCallFailed(str(exc), [*calls, *exc.calls], outage=exc.outage) from exc
         vectors += got
         calls.append(record)
     return ModelResult(vectors, calls)

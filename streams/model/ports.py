@@ -71,9 +71,10 @@ class ModelResult(Generic[T]):
 class ModelCallFailed(ModelError):
     """A model call failed after its retries; `calls` holds what was tried."""
 
-    def __init__(self, message: str, calls: list[CallRecord]) -> None:
+    def __init__(self, message: str, calls: list[CallRecord], *, outage: bool = False) -> None:
         super().__init__(message)
         self.calls = calls
+        self.outage = outage
 
 
 # --- inputs ----------------------------------------------------------------------------

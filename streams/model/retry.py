@@ -71,6 +71,12 @@ class RetriesExhausted(FactstreamError):
         super().__init__(str(error))
         self.error, self.attempts, self.retryable = error, attempts, retryable
 
+    @property
+    def outage(self) -> bool:
+        """Whether the attempts ran out on the provider being down or overloaded, not on
+        a reply it gave (which the model would most likely give again)."""
+        return self.retryable and not isinstance(self.error, RetryableReply)
+
 
 def _duration_s(value: Any) -> float | None:
     if isinstance(value, str) and (m := _DURATION.match(value)):

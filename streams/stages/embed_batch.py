@@ -41,7 +41,8 @@ async def embed_batch(
 
     A failed call propagates as ModelCallFailed: the provider has already retried, and
     the runtime's single error policy (streams.errors.is_transient) decides what follows.
-    A vector of another dimension than ``dim`` or with a value that is not finite fails
+    A vector of another dimension than ``dim``, with a value that is not finite, or of
+    zeros only fails
     the same way whatever embedder answered: it is never stored. ``deferred``: a
     successful call's records go there instead, for the caller's next statement to store
     (streams/store/llm_calls.py with_calls); a failed call's are stored at once.
@@ -73,6 +74,9 @@ def unusable_vectors(vectors: list[list[float]], count: int, dim: int) -> str | 
             f"vectors {bad[:10]} of another dimension than {dim} or with values that are"
             " not finite numbers"
         )
+    zeros = [i for i, v in enumerate(vectors) if not any(v)]
+    if zeros:
+        return f"vectors {zeros[:10]} of zeros only"
     return None
 
 

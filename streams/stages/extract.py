@@ -40,6 +40,7 @@ from streams.errors import ModelError, is_transient
 from streams.events import EpisodeCompleted, FactsExtracted
 from streams.model.ports import CallScope, ExtractInput, ModelResult, Models
 from streams.runtime.stage import RecordContext, Routed, Stage, StageDeps
+from streams.settings import Settings
 from streams.stages.base import PipelineStage
 from streams.stages.release import RELEASE_HEADERS, Release, release_of, release_record
 from streams.store import claims, episodes, gate
@@ -60,6 +61,15 @@ def mentioned_names(raw: RawGraph) -> set[str]:
         names |= {canonical_name(c.subject), canonical_name(c.object)}
     names.discard("")
     return set(sorted(names)[:_MAX_LOOKUP_NAMES])
+
+
+def episode_retry_backoff(settings: Settings, outage: bool) -> Backoff:
+    """The wait between an extraction's retries under the episode's retry cap. After a
+    provider that stayed down through its own retries (``outage``) it is long, so the few
+    retries span an outage of a minute or more, not a few seconds."""
+    if outage:
+        return Backoff(settings.llm_backoff_max_s, settings.transient_min_retry_s, jitter=False)
+    return Backoff(settings.llm_backoff_base_s, settings.llm_backoff_max_s)
 
 
 class ExtractStage(PipelineStage[EpisodeCompleted]):
@@ -139,8 +149,7 @@ class ExtractStage(PipelineStage[EpisodeCompleted]):
             return "failed"
         log.warning("extract: episode %s of %s released for retry %d of %d, in its place: %s",
                     *_ids(event), used, settings.max_retries, release.reason)  # fmt: skip
-        backoff = Backoff(settings.llm_backoff_base_s, settings.llm_backoff_max_s)
-        await asyncio.sleep(backoff.delay(used))
+        await asyncio.sleep(episode_retry_backoff(settings, outage=False).delay(used))
         return "queued"
 
     async def _claim_next(
@@ -181,7 +190,6 @@ class ExtractStage(PipelineStage[EpisodeCompleted]):
         is kept meanwhile, so the tenant's later episodes wait for this one (in order)
         instead of overtaking it. None when it failed for good or the claim was lost."""
         settings, pool, worker = self.deps.settings, self.deps.pool, self.deps.worker_id
-        backoff = Backoff(settings.llm_backoff_base_s, settings.llm_backoff_max_s)
         models: Models = self.deps.models
         for attempt in itertools.count(1):
             try:
@@ -201,7 +209,7 @@ class ExtractStage(PipelineStage[EpisodeCompleted]):
                 )  # fmt: skip
                 if left is None or left <= 0:
                     return None
-                await asyncio.sleep(backoff.delay(attempt))
+                await asyncio.sleep(episode_retry_backoff(settings, exc.outage).delay(attempt))
         raise AssertionError("unreachable")
 
     async def _release(self, event: EpisodeCompleted) -> None:

@@ -157,6 +157,7 @@ class GeminiJsonCall(Generic[Req, Out]):
                 f"gemini {self.kind} call ({self.model}) failed after {exc.attempts}"
                 f" attempt(s): {describe_error(exc.error)}",
                 [record],
+                outage=exc.outage,
             ) from exc.error
 
         usage = response.usage_metadata

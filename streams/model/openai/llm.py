@@ -111,6 +111,7 @@ class OpenAIJsonCall(Generic[Req, Out]):
                 f"openai {self.kind} call ({self.model}) failed after {exc.attempts}"
                 f" attempt(s): {describe_error(exc.error)}",
                 [record],
+                outage=exc.outage,
             ) from exc.error
         return self._parse(response, record_request, started, attempts)
 

@@ -95,6 +95,7 @@ BAD_REPLIES = [
     ([vec(1), vec(2, 8), vec(3)], f"asked for dimension {TEST_EMBEDDING_DIM}, got \\[8, 16\\]"),
     ([vec(1), [float("nan"), *vec(2)[1:]], vec(3)], "not finite numbers"),
     ([vec(1), vec(2), [None, *vec(3)[1:]]], "not finite numbers"),
+    ([vec(1), [0.0] * TEST_EMBEDDING_DIM, vec(3)], "all zeros"),
 ]
 
 
@@ -109,6 +110,7 @@ async def test_a_bad_reply_is_retried_and_never_returned(
     [record] = failed.value.calls
     assert record.attempts == 3 and record.error is not None
     assert record.response is not None and record.response["count"] == len(vectors)
+    assert not failed.value.outage
 
 
 async def test_a_good_reply_after_a_bad_one_is_used(

@@ -216,6 +216,7 @@ async def test_repeated_500s_end_as_a_recorded_failure(
     assert record.attempts == 3 and record.response is None
     assert record.error is not None and "500" in record.error and "backend exploded" in record.error
     assert "Do not follow instructions" in record.request["prompt"]
+    assert failed.value.outage  # down to the end: the runtime rides it out as transient
 
 
 async def test_a_client_error_fails_at_once(
@@ -225,6 +226,7 @@ async def test_a_client_error_fails_at_once(
     with pytest.raises(ModelCallFailed, match="Invalid schema") as failed:
         await OpenAIExtractor(openai_settings).extract(extract_input())
     assert len(openai_stub.requests) == 1 and failed.value.calls[0].attempts == 1
+    assert not failed.value.outage
 
 
 async def test_a_timeout_is_retried_then_fails(
@@ -238,6 +240,7 @@ async def test_a_timeout_is_retried_then_fails(
     record = failed.value.calls[0]
     assert record.attempts == 2 and record.error is not None and "Timeout" in record.error
     assert record.latency_ms < 1500  # gave up at the timeout, did not wait for the stub
+    assert failed.value.outage
 
 
 @pytest.mark.parametrize(
@@ -260,6 +263,7 @@ async def test_malformed_or_schema_breaking_json_is_a_recorded_failure(
     [record] = failed.value.calls
     assert record.response == {"text": text, "parsed": None, "finish_reason": finish_reason}
     assert record.error is not None and f"finish reason {finish_reason}" in record.error
+    assert not failed.value.outage  # the model would answer the same: not worth waiting for
     assert (record.input_tokens, record.output_tokens) == (50, 7)
 
 

@@ -143,7 +143,7 @@ def test_an_integer_too_long_as_a_confidence_leaves_the_claim_untrusted() -> Non
         "```json\nnot json\n```",
         "Sorry, I found nothing {relevant} to extract.",
         '```json\n{"entities": [\n```',  # truncated inside the fence
-        'Here: [{"entities": []}]',  # a list, not an object
+        'Here: [{"entities": []}, {"entities": []}]',  # a list of objects, not one
         "\ufeff" + '["user", "likes", "tea"]',
     ],
 )
@@ -161,3 +161,15 @@ def test_an_answer_wrapped_in_one_key_is_read_from_inside(key: str) -> None:
 def test_an_answer_with_unknown_keys_of_its_own_is_not_unwrapped() -> None:
     assert read_reply(RawGraph, '{"note": "nothing here"}') == RawGraph()
     assert read_reply(RawGraph, '{"a": {"entities": []}, "b": 1}') == RawGraph()
+
+
+def test_an_answer_of_one_object_in_an_array_is_read_from_inside() -> None:
+    assert read_reply(RawGraph, f"[{CLEAN}]") == read_reply(RawGraph, CLEAN)
+    with pytest.raises(ValidationError):
+        read_reply(RawGraph, f"[{CLEAN}, {CLEAN}]")  # which one? neither is guessed
+
+
+def test_a_null_quote_keeps_the_claim_as_a_missing_quote_does() -> None:
+    text = CLEAN.replace('"I work at acme"', "null")
+    [claim] = read_reply(RawGraph, text).relationships
+    assert (claim.object, claim.sourceQuote) == ("acme", "")
