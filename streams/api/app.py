@@ -4,7 +4,7 @@
 consumer groups to watch and an embedder); ``serve`` runs it until SIGINT/SIGTERM. The
 server binds ``api_bind_address`` (127.0.0.1) and refuses any other address without
 ``api_token`` (streams/api/auth.py). Errors are JSON ``{"error", "status"}`` under /api/
-and a short page elsewhere.
+and a short page elsewhere; streams/api/guard.py refuses some requests before routing.
 """
 
 from __future__ import annotations
@@ -31,8 +31,7 @@ from starlette.staticfiles import StaticFiles
 from streams.api import pages, pages_pipeline, pages_trace, routes
 from streams.api.auth import BearerToken, check_exposure
 from streams.api.context import ApiContext
-from streams.api.html import page, tag
-from streams.api.jsonable import Json
+from streams.api.guard import RequestGuard, error_response
 from streams.api.params import ApiError
 from streams.api.pipeline_view import LagHistory
 from streams.errors import InfraError
@@ -55,7 +54,8 @@ PAGES = [
     Route(_T + "/facts/{fact_id}", pages.fact_page),
     Route(_T + "/entities", pages.entities_page),
     Route(_T + "/entities/{entity_id}", pages.entity_page),
-    Route(_T + "/episodes/{episode_id}", pages_trace.episode_page),
+    Route(_T + "/episodes/{episode_id:path}", pages_trace.episode_page),
+    Route(_T + "/episode", pages_trace.episode_page),
     Route("/pipeline", pages_pipeline.pipeline_page),
     Route("/pipeline/dlq/{stage}", pages_pipeline.dlq_stage_page),
     Route("/pipeline/dlq/{stage}/{partition}/{offset}", pages_pipeline.dead_letter_page),
@@ -63,10 +63,7 @@ PAGES = [
 
 
 def _error(request: Request, status: int, message: str) -> Response:
-    if request.url.path.startswith("/api/"):
-        return Json({"error": message, "status": status}, status_code=status)
-    body = page(f"{status}", tag("p", message, class_="error"))
-    return pages.html(body, status)
+    return error_response(request.url.path, status, message)
 
 
 async def _api_error(request: Request, exc: Exception) -> Response:
@@ -139,7 +136,7 @@ def create_app(
 
     app = Starlette(
         routes=[*routes.ROUTES, *PAGES, Mount("/static", StaticFiles(directory=STATIC))],
-        middleware=[Middleware(BearerToken, token=token)],
+        middleware=[Middleware(RequestGuard, token=token), Middleware(BearerToken, token=token)],
         exception_handlers={
             ApiError: _api_error,
             HTTPException: _http_error,

@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
-from starlette.datastructures import URL
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -23,6 +22,19 @@ from streams.api.jsonable import Json
 from streams.errors import ConfigError
 
 COOKIE = "factstream_token"
+# What a path may keep unescaped in a redirect: no backslash, which browsers read as "/".
+_PATH_SAFE = "/:@!$&'()*+,;=~-._"
+
+
+def is_api(path: str) -> bool:
+    return path == "/api" or path.startswith("/api/")
+
+
+def same_site_location(path: str, query: str) -> str:
+    """A Location on this server only: ``//evil.example/`` (or ``/\\evil.example``) would
+    send the browser, and its token, to another site."""
+    location = "/" + quote(path, safe=_PATH_SAFE).lstrip("/")
+    return f"{location}?{query}" if query else location
 
 
 def is_loopback(address: str) -> bool:
@@ -74,11 +86,11 @@ class BearerToken:
 
     def _refusal(self, request: Request) -> Response:
         given = request.query_params.get("token")
-        api = request.url.path.startswith("/api/")
+        api = is_api(request.url.path)
         if request.method == "GET" and not api and self._matches(given):
             rest = [(k, v) for k, v in request.query_params.multi_items() if k != "token"]
-            target = URL(path=request.url.path, query=urlencode(rest))
-            redirect = RedirectResponse(str(target), status_code=303)
+            target = same_site_location(request.scope["path"], urlencode(rest))
+            redirect = RedirectResponse(target, status_code=303)
             redirect.set_cookie(COOKIE, self.token or "", httponly=True, samesite="strict")
             return redirect
         message = "a bearer token is required: send 'Authorization: Bearer <token>'"

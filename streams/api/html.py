@@ -97,6 +97,15 @@ def tenant_path(dataset: str, project: str) -> str:
     return f"/tenants/{seg(dataset)}/{seg(project)}"
 
 
+def episode_path(tenant: str, episode_id: str) -> str:
+    """The episode's page under ``tenant`` (a tenant_path). An id that is a dot segment
+    goes in the query instead: browsers and HTTP clients resolve ``/.`` and ``/..`` (also
+    escaped) away before sending."""
+    if episode_id in (".", ".."):
+        return f"{tenant}/episode?id={seg(episode_id)}"
+    return f"{tenant}/episodes/{seg(episode_id)}"
+
+
 def page(title: str, *body: Child, script: str | None = None) -> Markup:
     """A whole Playground page: navigation, the body, the bundled script and style."""
     nav = tag(

@@ -13,7 +13,18 @@ from starlette.responses import HTMLResponse
 
 from streams.api import reader
 from streams.api.context import ctx_of, tenant_of, tenant_of_names
-from streams.api.html import Child, Markup, link, page, seg, show_time, table, tag, tenant_path
+from streams.api.html import (
+    Child,
+    Markup,
+    episode_path,
+    link,
+    page,
+    seg,
+    show_time,
+    table,
+    tag,
+    tenant_path,
+)
 from streams.api.params import not_found, path_int
 from streams.api.routes import clock_params, entity_or_404, search_query
 from streams.api.search import search
@@ -38,7 +49,7 @@ def episode_row(e: dict[str, Any]) -> list[Child]:
     stages = stage_statuses(e)
     return [
         link(tp, f"{e['dataset']}:{e['project_id']}"),
-        link(f"{tp}/episodes/{seg(e['episode_id'])}", e["episode_id"], class_="episode-link"),
+        link(episode_path(tp, e["episode_id"]), e["episode_id"], class_="episode-link"),
         show_time(e["completed_at"]),
         *[status_cell(stages[s]) for s in STAGES],
         e["facts_added"],
@@ -100,7 +111,7 @@ def fact_cells(r: FactRow, tp: str) -> list[Child]:
         f"{r.confidence:.2f}", show_time(r.stated_at), show_time(r.valid_from),
         show_time(r.valid_until), show_time(r.created_at), show_time(r.invalid_at),
         [ends, " ", link(f"{href}{by}", f"#{by}")] if by else ends,
-        r.untrusted_reason or "", link(f"{tp}/episodes/{seg(r.episode_id)}", r.episode_id),
+        r.untrusted_reason or "", link(episode_path(tp, r.episode_id), r.episode_id),
     ]  # fmt: skip
 
 
@@ -192,7 +203,7 @@ async def fact_page(request: Request) -> HTMLResponse:
     href = f"{tp}/facts/"
     f = detail.fact
     episodes = [
-        tag("li", link(f"{tp}/episodes/{seg(e)}", e), ": ",
+        tag("li", link(episode_path(tp, e), e), ": ",
             [[tag("q", m.get("content", "")), " "] for m in (ep.get("transcript") or [])
              if isinstance(m, dict) and m.get("role") == "user"])
         for e, ep in detail.episodes.items()

@@ -27,7 +27,7 @@ from streams.api.html import (
     tenant_path,
 )
 from streams.api.pages import html, status_cell
-from streams.api.routes import episode_trace_or_404
+from streams.api.routes import episode_id_of, episode_trace_or_404
 from streams.api.stage_status import stage_statuses
 from streams.pipeline import STAGES
 from streams.store.traces import EpisodeTrace
@@ -125,7 +125,7 @@ def _row_kind(f: dict[str, Any]) -> str:
 
 async def episode_page(request: Request) -> HTMLResponse:
     dataset, project = tenant_of(request)
-    episode_id = request.path_params["episode_id"]
+    episode_id = episode_id_of(request)
     trace, transcript = await episode_trace_or_404(request)
     tp = tenant_path(dataset, project)
     scope = {"dataset": dataset, "project_id": project, "episode_id": episode_id}

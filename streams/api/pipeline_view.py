@@ -123,7 +123,7 @@ def redrive_one(settings: Settings, stage: str, partition: int, offset: int) -> 
             {"id": f"{d.record.partition}/{d.record.offset}", "to": to} for d, to in result.redriven
         ],
         # The redrive ledger says this one was sent before: nothing was sent again.
-        "already_redriven": not (result.redriven or result.unroutable or result.failed),
+        "already_redriven": result.already > 0,
         "unroutable": [{"id": d.original, "why": why} for d, why in result.unroutable],
         "failed": [{"id": d.original, "why": why} for d, why in result.failed],
     }

@@ -129,10 +129,22 @@ async def episode_trace_or_404(
 ) -> tuple[EpisodeTrace, list[dict[str, Any]]]:
     """The trace and transcript of the episode the path names, else a 404."""
     dataset, project = tenant_of(request)
-    episode_id = request.path_params["episode_id"]
+    episode_id = episode_id_of(request)
     found = await reader.episode_trace(ctx_of(request).pool, dataset, project, episode_id)
     if found is None:
         raise not_found(f"{dataset}:{project} has no episode {episode_id!r}")
+    return found
+
+
+def episode_id_of(request: Request) -> str:
+    """The episode id of ``.../episodes/{id}`` (any characters, "/" too) or of
+    ``.../episode?id=`` (the form for "." and "..", which never reach a server in a path)."""
+    if "episode_id" in request.path_params:
+        found: str = request.path_params["episode_id"]
+        return found
+    found = request.query_params.get("id", "")
+    if not found:
+        raise bad("id: give the episode id")
     return found
 
 
@@ -199,7 +211,12 @@ async def redrive(request: Request) -> Json:
     if not isinstance(body, dict) or body.get("confirm") != expected:
         raise bad(f'confirm the redrive with {{"confirm": "{expected}"}}')
     settings = ctx_of(request).settings
-    done = await asyncio.to_thread(pipeline_view.redrive_one, settings, stage, partition, offset)
+    try:
+        done = await asyncio.to_thread(
+            pipeline_view.redrive_one, settings, stage, partition, offset
+        )
+    except LookupError as exc:
+        raise not_found(str(exc)) from exc
     return Json({"stage": stage, **done})
 
 
@@ -215,7 +232,8 @@ ROUTES = [
     Route(_T + "/entities", entities),
     Route(_T + "/entities/{entity_id}", entity),
     Route(_T + "/episodes", episodes),
-    Route(_T + "/episodes/{episode_id}", episode),
+    Route(_T + "/episodes/{episode_id:path}", episode),
+    Route(_T + "/episode", episode),
     Route("/api/pipeline/lag", lag),
     Route("/api/pipeline/dlq", dead_letter_counts),
     Route("/api/pipeline/dlq/{stage}", dead_letters),

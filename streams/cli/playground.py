@@ -7,6 +7,7 @@ needs FACTSTREAM_API_TOKEN. Runs until Ctrl-C (SIGINT) or SIGTERM.
 from __future__ import annotations
 
 import asyncio
+import socket
 from collections.abc import Callable
 from typing import Annotated
 
@@ -47,6 +48,24 @@ def check_database(url: str) -> None:
         raise fail(f"cannot reach Postgres (FACTSTREAM_DATABASE_URL): {exc}") from exc
 
 
+def check_port(host: str, port: int) -> None:
+    """One clear line when the port is taken, before the app starts (a bind failing inside
+    uvicorn comes after the app's startup, and tears it down with a traceback)."""
+    if port == 0:
+        return
+    try:
+        infos = socket.getaddrinfo(host.strip("[]"), port, type=socket.SOCK_STREAM)
+        family, _, _, _, address = infos[0]
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+            probe.bind(address)
+    except OSError as exc:
+        raise fail(
+            f"the Playground could not listen on {host}:{port} ({exc}); free the port or"
+            " set FACTSTREAM_API_PORT"
+        ) from exc
+
+
 def run_console(
     settings: Settings, app_of: Callable[[], Starlette], what: str = "Playground"
 ) -> None:
@@ -55,6 +74,7 @@ def run_console(
     except ConfigError as exc:
         raise fail(exc, code=2) from exc
     check_database(settings.require_database_url())
+    check_port(settings.api_bind_address, settings.api_port)
     try:
         serve(settings, app, announce(settings, what))
     except (OSError, SystemExit) as exc:  # uvicorn exits when it cannot bind (port taken)

@@ -226,7 +226,9 @@ def guard_claims(
             claims.append(claim)
     listed = {e.name for e in entities} | set(known_types) | {USER_ENTITY}
     claims = decide_kind(claims, frozenset(listed))
-    claims, why = cap_facts(claims, settings.max_facts_per_episode * PRE_CAP_FACTOR)
+    cap, pre_cap = settings.max_facts_per_episode, settings.max_facts_per_episode * PRE_CAP_FACTOR
+    claims, why = cap_facts(claims, pre_cap, f"beyond the answer's {pre_cap} most confident"
+                            f" facts ({PRE_CAP_FACTOR}x the episode's cap of {cap})")  # fmt: skip
     dropped += why
     entities = _with_referenced_known(entities, claims, known_types)
     # Orphans already (resolution only renames): not worth an embedding.

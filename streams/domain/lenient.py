@@ -9,7 +9,8 @@ hostile answer of 10,000 items costs no more than a big honest one.
 :func:`read_reply` reads the answer's text. Clean JSON goes straight to pydantic's fast
 parser. What that parser refuses but a model or gateway still meant as the answer is read
 too: a byte-order mark, a markdown code fence, prose before or after the JSON object (the
-first complete JSON value is taken, the rest ignored), an unpaired surrogate escape such
+first complete JSON value is taken; JSON objects after it add their lists to it, and
+one that adds none is reported), an unpaired surrogate escape such
 as ``"\\ud800"`` (read as U+FFFD), an entry nested deeper than ``MAX_DEPTH`` (read as
 null) and an integer too long for Python's int-string limit (read as infinity, which the
 field's own validator then rejects or the guards distrust), so the junk costs only its
@@ -127,10 +128,49 @@ def _read(model: type[M], text: str) -> M:
         if not any(e.get("type") in _UNPARSED for e in exc.errors()):
             raise
         refused = exc
-    data = _find_json(_SURROGATES.sub(_mend_surrogate, text))
-    if data is None:
-        raise refused from None
-    return model.model_validate(data)
+    mended = _SURROGATES.sub(_mend_surrogate, text)
+    values = _json_values(mended)
+    cut_off = None
+    if not values:
+        cut_off = closed_prefix(mended)
+        if cut_off is None:
+            raise refused from None
+        values = [cut_off[0]]
+    data, ignored = _merged(values)
+    reply = model.model_validate(data)
+    if cut_off is not None and isinstance(reply, ItemByItem):
+        reply.rejected.append(
+            f"the answer is cut off (unfinished JSON after {cut_off[1]} characters): what"
+            " followed its last complete entry is lost"
+        )
+    if ignored and isinstance(reply, ItemByItem):
+        reply.rejected.append(
+            f"{ignored} JSON value(s) after the answer's first object ignored: they hold no"
+            " list entries to add to it"
+        )
+    return reply
+
+
+def _merged(values: list[Any]) -> tuple[Any, int]:
+    """One answer from the JSON values a model wrote one after another (a graph split into
+    ``{"entities": [...]} {"relationships": [...]}``): the later objects' lists are added
+    to the first's. Returns it and how many values added nothing (said, not kept)."""
+    first, ignored = values[0], 0
+    if not isinstance(first, dict):
+        return first, len(values) - 1
+    merged = dict(first)
+    for later in values[1:]:
+        if not isinstance(later, dict):
+            ignored += 1
+            continue
+        lists = {k: v for k, v in later.items()
+                 if isinstance(v, list) and v and isinstance(merged.get(k, []), list)}  # fmt: skip
+        for key, items in lists.items():
+            merged[key] = [*(merged.get(key) or []), *items]
+        # An object of empty lists (a sample in the prose) loses nothing when skipped.
+        if not lists and any(v not in (None, [], {}, "") for v in later.values()):
+            ignored += 1
+    return merged, ignored
 
 
 def _wrapped(text: str, model: type[BaseModel]) -> dict[str, Any] | None:
@@ -187,6 +227,74 @@ def _find_json(text: str) -> Any:
         except (ValueError, RecursionError):
             continue
     return None
+
+
+# JSON values read after the first: a split answer has a few, never hundreds.
+_MAX_VALUES = 8
+_MAX_TRIES = 32
+
+
+def _json_values(text: str) -> list[Any]:
+    """The first complete JSON array or object in ``text`` (as :func:`_find_json`), then
+    the JSON objects that follow it, prose between them ignored; bounded, so a hostile
+    text of many braces costs a few reads."""
+    for at in _starts(text):
+        cut = cut_deep(text[at:], MAX_DEPTH)
+        try:
+            first, end = _DECODER.raw_decode(cut)
+        except (ValueError, RecursionError):
+            continue
+        values = [first]
+        tries = 0
+        while len(values) < _MAX_VALUES and tries < _MAX_TRIES:
+            at_next = cut.find("{", end)
+            if at_next < 0:
+                break
+            tries += 1
+            try:
+                value, end = _DECODER.raw_decode(cut, at_next)
+            except (ValueError, RecursionError):
+                end = at_next + 1
+                continue
+            values.append(value)
+        return values
+    return []
+
+
+_CLOSER = {"{": "}", "[": "]"}
+
+
+def closed_prefix(text: str) -> tuple[Any, int] | None:
+    """An answer cut off mid-way (a model's token limit), read up to its last complete
+    entry: the text to the last bracket that closed inside the outer object, with the
+    brackets still open closed. Returns the value and where it was cut; None when nothing
+    complete is there."""
+    begin = text.find("{")
+    if begin < 0:
+        return None
+    cut = cut_deep(text[begin:], MAX_DEPTH)
+    stack: list[str] = []
+    last: tuple[int, str] | None = None  # (cut after, closers then)
+    in_string = escaped = False
+    for at, ch in enumerate(cut):
+        if in_string:
+            in_string = escaped or ch != '"'
+            escaped = not escaped and ch == "\\"
+        elif ch == '"':
+            in_string = True
+        elif ch in _CLOSER:
+            stack.append(_CLOSER[ch])
+        elif ch in "]}" and stack:
+            stack.pop()
+            if not stack:
+                return None  # complete after all: not a cut-off answer
+            last = (at + 1, "".join(reversed(stack)))
+    if last is None:
+        return None
+    try:
+        return _DECODER.decode(cut[: last[0]] + last[1]), begin + last[0]
+    except (ValueError, RecursionError):
+        return None
 
 
 def cut_deep(text: str, limit: int) -> str:

@@ -65,12 +65,14 @@ def allow_subjects(
     return kept, dropped
 
 
-def cap_facts(claims: Sequence[C], limit: int) -> tuple[list[C], list[Dropped]]:
-    """At most ``limit`` facts, the most confident ones (ties: the model's order)."""
+def cap_facts(claims: Sequence[C], limit: int, why: str = "") -> tuple[list[C], list[Dropped]]:
+    """At most ``limit`` facts, the most confident ones (ties: the model's order). ``why``
+    names the cap in each drop (default: an episode's cap of ``limit`` facts)."""
     ranked = sorted(range(len(claims)), key=lambda i: -claims[i].confidence)
     keep = set(ranked[:limit])
+    cap = why or f"over the episode's cap of {limit} facts"
     dropped = [
-        _drop_claim("over_cap", f"more than {limit} facts; confidence {c.confidence:.2f}", c)
+        _drop_claim("over_cap", f"{cap}; confidence {c.confidence:.2f}", c)
         for i, c in enumerate(claims) if i not in keep
     ]  # fmt: skip
     return [c for i, c in enumerate(claims) if i in keep], dropped

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from streams.kafka import admin as ka
 from streams.kafka.publisher import RecordSender
@@ -165,12 +166,46 @@ def list_dead_letters(
 def get_dead_letter(settings: Settings, stage: str, partition: int, offset: int) -> DeadLetter:
     """The dead letter at partition/offset, with its later parts if it has any."""
     topic, ranges = _dlq_ranges(settings, stage)
-    end = ranges.get(partition, (0, offset + 1))[1]
-    records = read_ranges(settings, topic, {partition: (offset, max(end, offset + 1))})
-    for letter in assemble(records):
-        if letter.record.offset == offset:
-            return letter
-    raise LookupError(f"no dead letter at {topic} partition {partition} offset {offset}")
+    low, end = ranges.get(partition, (0, 0))
+    if low <= offset < end:  # else there is nothing to wait for: the reader would stall
+        records = read_ranges(settings, topic, {partition: (offset, end)})
+        for letter in assemble(records):
+            if letter.record.offset == offset:
+                return letter
+    raise _no_letter(topic, ranges, partition, offset)
+
+
+def _no_letter(
+    topic: str, ranges: dict[int, tuple[int, int]], partition: int, offset: int
+) -> LookupError:
+    if partition not in ranges:
+        return LookupError(f"{topic} has no partition {partition} (it has {len(ranges)})")
+    return LookupError(f"no dead letter at {topic} partition {partition} offset {offset}")
+
+
+def _ledgers(
+    admin: Any, group: str, topic: str, ranges: dict[int, tuple[int, int]]
+) -> dict[int, PartitionLedger]:
+    """Per partition, what earlier redrives sent (the redrive group's offsets)."""
+    partitions = ka.topic_partitions(admin, topic)
+    stored = ka.committed_with_metadata(admin, group, topic, partitions)
+    ledgers = {p: PartitionLedger.parse(*stored[p]) for p in partitions}
+    for p, (low, _) in ranges.items():
+        ledgers[p].floor(low)  # records below the log start are gone: nothing to redrive
+    return ledgers
+
+
+def _the_one(
+    letters: list[DeadLetter],
+    only: tuple[int, int],
+    topic: str,
+    ranges: dict[int, tuple[int, int]],
+) -> list[DeadLetter]:
+    """The letter at ``only``, alone; LookupError when there is none."""
+    chosen = [d for d in letters if (d.record.partition, d.record.offset) == only]
+    if not chosen:
+        raise _no_letter(topic, ranges, *only)
+    return chosen[:1]
 
 
 @dataclass
@@ -193,19 +228,16 @@ def redrive(
 ) -> RedriveResult:
     """Re-produce matching dead letters not redriven before; record them in the ledger.
 
-    ``only``: a single (partition, offset). ``dry_run``: report, send nothing, record nothing.
+    ``only``: a single (partition, offset); LookupError when there is no dead letter
+    there. ``dry_run``: report, send nothing, record nothing.
     """
     admin = ka.admin_client(settings)
     topic = settings.dlq_topic(stage)
     group = redrive_group(stage)
-    partitions = ka.topic_partitions(admin, topic)
-    stored = ka.committed_with_metadata(admin, group, topic, partitions)
-    ledgers = {p: PartitionLedger.parse(*stored[p]) for p in partitions}
     # Read from the log start (dead-letter topics are small) so the report can count what
     # earlier redrives sent; the ledger decides what is sent.
     _, ranges = _dlq_ranges(settings, stage)
-    for p, (low, _) in ranges.items():
-        ledgers[p].floor(low)  # records below the log start are gone: nothing to redrive
+    ledgers = _ledgers(admin, group, topic, ranges)
     result = RedriveResult()
     sender = RecordSender(settings)
 
@@ -220,13 +252,15 @@ def redrive(
 
         return report
 
-    for letter in assemble(read_ranges(settings, topic, ranges)):
+    letters = list(assemble(read_ranges(settings, topic, ranges)))
+    if only is not None:
+        result.filtered_out = len(letters) - 1
+        letters = _the_one(letters, only, topic, ranges)
+    for letter in letters:
         record = letter.record
         if ledgers[record.partition].is_done(record.offset):
             result.already += 1
-        elif not letter.matches(tenant, reason) or (
-            only is not None and only != (record.partition, record.offset)
-        ):
+        elif not letter.matches(tenant, reason):
             result.filtered_out += 1
         elif (why := letter.unroutable_reason()) is not None:
             result.unroutable.append((letter, why))

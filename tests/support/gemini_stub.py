@@ -28,13 +28,15 @@ __all__ = [
 _PATH = re.compile(r"^/v1(?:beta)?/models/(?P<model>[^:/]+):(?P<method>[A-Za-z]+)$")
 
 
-def generate_reply(payload: Any, *, prompt_tokens: int = 120, output_tokens: int = 30) -> StubReply:
+def generate_reply(
+    payload: Any, *, prompt_tokens: int = 120, output_tokens: int = 30, finish: str = "STOP"
+) -> StubReply:
     """A 200 generateContent reply whose text is ``payload`` (JSON-dumped unless a str)."""
     text = payload if isinstance(payload, str) else json.dumps(payload)
     return StubReply(
         body={
             "candidates": [
-                {"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP"}
+                {"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": finish}
             ],
             "usageMetadata": {
                 "promptTokenCount": prompt_tokens,

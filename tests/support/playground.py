@@ -1,7 +1,8 @@
 """A memory to read back, made by the real pipeline: the demo's conversations (alice
 changes job and sells her car, bob repeats himself, carol moves and sends an injection)
-answered by the demo's scripted model, plus a tenant whose user writes markup, and a
-dead letter whose Kafka key is markup. Then the read API on it, in process.
+answered by the demo's scripted model, plus a tenant whose user writes markup, one whose
+episode ids are path-hostile ("a/b", ".."), and a dead letter whose Kafka key is markup.
+Then the read API on it, in process.
 """
 
 from __future__ import annotations
@@ -40,11 +41,19 @@ EVIL = ("evil", "mallory")
 EVIL_SAID = f"I collect {CANARY} stamps {MARKUP}"
 BAD_KEY = b"<script>window.__pwned = 2</script>demo:bob"
 DEMO_TENANTS = [("demo", "alice"), ("demo", "bob"), ("demo", "carol")]
+# Episode ids a publisher may choose that a URL path cannot hold as they are.
+ODD = ("odd", "ids")
+ODD_EPISODE_IDS = ["a/b", "..", ".", "x%2Fy"]
 
 
 def demo_events() -> list[EpisodeCompleted]:
     return [EpisodeCompleted.model_validate_json(line)
             for line in EPISODES.read_text().splitlines() if line.strip()]  # fmt: skip
+
+
+def odd_events() -> list[EpisodeCompleted]:
+    said = datetime.now(UTC).replace(microsecond=0) - timedelta(days=1)
+    return [episode(*ODD, e, "Nothing new today.", completed_at=said) for e in ODD_EPISODE_IDS]
 
 
 def evil_event() -> EpisodeCompleted:
@@ -84,7 +93,7 @@ async def running_memory(kafka_bootstrap: str, server_url: str) -> AsyncIterator
     """Run the pipeline on the demo's episodes and evil's, dead-letter one record whose
     key is markup, and yield once everything is written, the pipeline still running."""
     settings = await pipeline_settings(kafka_bootstrap, server_url)
-    events = [*demo_events(), evil_event()]
+    events = [*demo_events(), evil_event(), *odd_events()]
     async with Pipeline(settings, memory_models(settings.embedding_dim)) as pipeline:
         for e in events:  # one at a time: each tenant's order, as the demo's gate gives it
             await pipeline.publish(e)
@@ -117,7 +126,7 @@ async def api_client(app: Starlette) -> AsyncIterator[httpx2.AsyncClient]:
     """The app in process (its lifespan too: pool, lag sampler), on a real Postgres."""
     async with app.router.lifespan_context(app):
         transport = httpx2.ASGITransport(app=app, raise_app_exceptions=False)
-        async with httpx2.AsyncClient(transport=transport, base_url="http://play") as client:
+        async with httpx2.AsyncClient(transport=transport, base_url="http://localhost") as client:
             yield client
 
 

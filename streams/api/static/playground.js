@@ -26,12 +26,21 @@ const Playground = (() => {
     return "/tenants/" + encodeURIComponent(e.dataset) + "/" + encodeURIComponent(e.project_id);
   }
 
+  // As streams/api/html.py episode_path: a dot-segment id goes in the query.
+  function episodePath(e) {
+    const id = encodeURIComponent(e.episode_id);
+    if (e.episode_id === "." || e.episode_id === "..") {
+      return tenantPath(e) + "/episode?id=" + id;
+    }
+    return tenantPath(e) + "/episodes/" + id;
+  }
+
   function episodeRow(e) {
     const tr = el("tr", null, {"data-key": e.dataset + ":" + e.project_id + ":" + e.episode_id});
     const cell = (child) => { const td = el("td"); td.append(child); tr.append(td); };
     cell(el("a", e.dataset + ":" + e.project_id, {href: tenantPath(e)}));
     cell(el("a", e.episode_id, {
-      href: tenantPath(e) + "/episodes/" + encodeURIComponent(e.episode_id),
+      href: episodePath(e),
       class: "episode-link",
     }));
     cell(document.createTextNode(shownTime(e.completed_at)));

@@ -11,8 +11,9 @@ on ``FACTSTREAM_CHAOS_FAULT_RATE`` of the attempts, with a fault:
 - ``429``: ``google.genai.errors.ClientError`` 429 with a RetryInfo delay (retried),
 - ``500``: ``google.genai.errors.ServerError`` 500 (retried),
 - ``timeout``: the call hangs past ``llm_timeout_s`` (the retry loop's timeout fires),
-- ``malformed``: the reply text is cut-off JSON (not retried: ModelCallFailed, as with
-  Gemini; embeddings have no JSON text, so they get one of the other three).
+- ``malformed``: the reply text is not JSON (single quotes, as a Python repr: not
+  retried, ModelCallFailed, as with Gemini; a cut-off answer would keep its complete
+  entries instead); embeddings have no JSON text, so they get one of the other three.
 
 So the provider's own code runs: prompt rendering (injection strings go through the
 fence), ``streams.model.retry`` (backoff, server delay, timeouts), reply validation and
@@ -132,7 +133,7 @@ class _FakeModels:
         fault = self.injector.draw(self.kind, json_reply=True)
         await self.injector.apply(fault)
         if fault == "malformed":
-            return _reply(answer[: max(1, len(answer) // 2)] + "…")
+            return _reply(answer.replace('"', "'"))  # a Python repr: nothing to salvage
         return _reply(answer)
 
     async def embed_content(self, *, model: str, contents: Any, config: Any) -> Any:

@@ -73,7 +73,7 @@ async def test_the_demos_episodes_render_and_new_ones_appear_without_reload(
 ) -> None:
     await page.goto(base_url + "/")
     rows = page.locator("#episodes tbody tr")
-    await expect(rows).to_have_count(9)  # the demo's 8 and evil's
+    await expect(rows).to_have_count(13)  # the demo's 8, evil's and odd's 4
     carol3 = page.locator('tr[data-key="demo:carol:carol-3"]')
     await expect(carol3.locator(".status")).to_have_text(["skipped"] * 6)
     alice1 = page.locator('tr[data-key="demo:alice:alice-1"]')
@@ -87,7 +87,7 @@ async def test_the_demos_episodes_render_and_new_ones_appear_without_reload(
     await expect(page.locator('tr[data-key="demo:bob:bob-3"] .status').first).to_have_text(
         "done", timeout=20_000
     )
-    await expect(rows).to_have_count(10)
+    await expect(rows).to_have_count(14)
 
 
 async def test_an_episode_shows_its_extraction_prompt_and_raw_response(

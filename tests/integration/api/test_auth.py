@@ -79,6 +79,42 @@ async def test_a_browser_opens_the_playground_with_its_token_once(db_settings: S
 async def test_without_a_token_loopback_is_open(db_settings: Settings) -> None:
     async with api_client(create_app(db_settings)) as api:
         assert (await api.get("/api/tenants")).status_code == 200
+        for host in ("127.0.0.1:8765", "[::1]:8765", "localhost", "127.0.0.2"):
+            answer = await api.get("/api/tenants", headers={"Host": host})
+            assert answer.status_code == 200, host
+
+
+@pytest.mark.parametrize("host", ["evil.example", "evil.example:8765", "10.0.0.7", "[::2]"])
+async def test_without_a_token_another_host_name_is_refused(
+    db_settings: Settings, host: str
+) -> None:
+    """A page of another site whose name resolves to 127.0.0.1 (DNS rebinding) reaches
+    the server, but names its own host: it reads nothing and redrives nothing."""
+    async with api_client(create_app(db_settings)) as api:
+        read = await api.get("/api/tenants", headers={"Host": host})
+        assert read.status_code == 403 and "localhost" in read.json()["error"]
+        post = await api.post(
+            "/api/pipeline/dlq/extract/0/0/redrive",
+            json={"confirm": "extract 0/0"},
+            headers={"Host": host},
+        )
+        assert post.status_code == 403
+        page = await api.get("/tenants", headers={"Host": host})
+        assert page.status_code == 403 and "answers only to localhost" in page.text
+
+
+async def test_a_token_cannot_be_sent_to_another_site(db_settings: Settings) -> None:
+    async with api_client(exposed(db_settings)) as api:
+        for path, location in [
+            ("//evil.example/", "/evil.example/"),
+            ("///evil.example/x", "/evil.example/x"),
+            ("/\\evil.example/", "/%5Cevil.example/"),
+            ("/tenants/demo/alice", "/tenants/demo/alice"),
+        ]:
+            api.cookies.clear()  # else the cookie the last answer set lets it through
+            opened = await api.get(f"http://localhost{path}?token={TOKEN}")
+            assert opened.status_code == 303, path
+            assert opened.headers["location"] == location
 
 
 async def test_a_database_gone_away_is_a_503_that_says_so(database_url: str) -> None:

@@ -9,11 +9,13 @@ from typing import Any
 import httpx2
 import pytest
 
+from streams.api.html import seg
 from tests.support.playground import (
     BAD_KEY,
     CANARY,
     DEMO_TENANTS,
     EVIL,
+    ODD_EPISODE_IDS,
     Memory,
     api_client,
     app_on,
@@ -114,6 +116,21 @@ async def test_episodes_feed_and_one_episodes_trace(api: httpx2.AsyncClient) -> 
     assert [f["object"] for f in trace["facts_ended"]] == ["chennai"]
 
 
+async def test_an_episode_whose_id_a_path_cannot_hold_still_opens(
+    api: httpx2.AsyncClient,
+) -> None:
+    for episode_id in ODD_EPISODE_IDS:
+        # Every id by the query form; all but the dot segments by the path form too.
+        asked = [("/api/tenants/odd/ids/episode", {"id": episode_id})]
+        if episode_id not in (".", ".."):
+            asked.append((f"/api/tenants/odd/ids/episodes/{seg(episode_id)}", {}))
+        for path, params in asked:
+            trace = await get(api, path, **params)
+            assert trace["episode_id"] == episode_id, path
+            assert trace["ledger"]["status"] == "done", trace["ledger"]
+    assert (await api.get("/api/tenants/odd/ids/episodes/a")).status_code == 404
+
+
 async def test_tenant_isolation_the_canary_never_shows_for_another_tenant(
     api: httpx2.AsyncClient,
 ) -> None:
@@ -164,6 +181,13 @@ async def test_tenant_isolation_the_canary_never_shows_for_another_tenant(
         ("/api/tenants/de%20mo/alice/facts", {}, 400, "not a tenant id"),
         ("/api/pipeline/dlq/nostage", {}, 404, "no stage"),
         ("/api/nothing-here", {}, 404, "no such"),
+        ("/api", {}, 404, "no such"),
+        ("/api/tenants/demo/alice/search", {"q": "job\x00"}, 400, "NUL character"),
+        ("/api/tenants/demo/alice/facts", {"valid_at\x00": "x"}, 400, "NUL character"),
+        ("/api/tenants/demo/alice/episodes/a%00b", {}, 400, "NUL character"),
+        ("/api/tenants/demo/alice/episode", {}, 400, "id:"),
+        ("/api/pipeline/dlq/extract/99/0", {}, 404, "has no partition 99"),
+        ("/api/pipeline/dlq/extract/0/999999999", {}, 404, "no dead letter"),
     ],
 )  # fmt: skip
 async def test_bad_parameters_answer_json_with_a_clear_message(
@@ -202,6 +226,10 @@ async def test_redrive_needs_an_explicit_confirmation(api: httpx2.AsyncClient) -
     assert [r["id"] for r in done.json()["redriven"]] == [letter["id"]]
     again = await api.post(url, json={"confirm": f"summarize {letter['id']}"})
     assert again.json()["redriven"] == [] and again.json()["already_redriven"] is True
+    partition, offset = letter["partition"], letter["offset"] + 1000
+    nowhere = f"/api/pipeline/dlq/summarize/{partition}/{offset}/redrive"
+    missing = await api.post(nowhere, json={"confirm": f"summarize {partition}/{offset}"})
+    assert missing.status_code == 404 and "no dead letter" in missing.json()["error"]
 
 
 async def test_topics_that_do_not_exist_are_said_so(memory: Memory) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -109,6 +110,19 @@ def test_console_refuses_to_listen_beyond_loopback_without_a_token(
     assert result.exit_code == 2
     assert "FACTSTREAM_API_TOKEN" in result.output
     assert time.monotonic() - started < 10
+
+
+def test_console_on_a_taken_port_is_one_clear_line(memory: dict[str, Any]) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = os.environ | memory["env"]
+        done = subprocess.run([*FACTSTREAM, "console", "--port", str(port)], env=env,
+                              capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert done.returncode == 1
+    assert f"could not listen on 127.0.0.1:{port}" in done.stdout + done.stderr
+    assert "Traceback" not in done.stdout + done.stderr, done.stderr
 
 
 @pytest.mark.parametrize("command", [["search", "demo", "alice", "civic"], ["console"]])

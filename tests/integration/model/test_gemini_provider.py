@@ -208,7 +208,7 @@ async def test_timeout_is_retried_then_fails(
 @pytest.mark.parametrize(
     ("text", "why"),
     [
-        ('{"entities": [{"name": "user", "type": "PERSON"}], "relationships": [', "truncated"),
+        ('{"entities": [{"name": "user", "type": "PE', "truncated before any entry"),
         ('["user", "likes", "tea"]', "not an object"),
     ],
 )
@@ -223,6 +223,24 @@ async def test_malformed_or_schema_breaking_reply_is_a_failure(
     assert record.response == {"text": text, "parsed": None, "finish_reason": "STOP"}
     assert record.error is not None and "RawGraph" in record.error
     assert (record.input_tokens, record.output_tokens) == (50, 7)
+
+
+async def test_a_reply_cut_off_at_the_token_limit_keeps_its_complete_claims(
+    gemini_stub: GeminiStub, stub_settings: Settings
+) -> None:
+    claim = ('{"subject": "user", "predicate": "likes", "object": "%s", "confidence": 0.9,'
+             ' "sourceQuote": "I like %s"}')  # fmt: skip
+    text = (
+        '{"entities": [{"name": "user", "type": "PERSON"}], "relationships": [],'
+        f' "literalFacts": [{claim % ("tea", "tea")}, {claim % ("jazz", "jazz")}, {{"subject": "us'
+    )
+    gemini_stub.reply(generate_reply(text, finish="MAX_TOKENS"))
+    result = await GeminiExtractor(stub_settings).extract(extract_input())
+    assert [c.object for c in result.value.literalFacts] == ["tea", "jazz"]
+    assert any("cut off" in why for why in result.value.rejected)
+    [record] = result.calls
+    assert record.error is None and record.response is not None
+    assert record.response["finish_reason"] == "MAX_TOKENS"
 
 
 async def test_a_reply_breaking_the_schema_in_parts_keeps_the_rest(

@@ -246,7 +246,7 @@ async def test_a_timeout_is_retried_then_fails(
 @pytest.mark.parametrize(
     ("text", "finish_reason"),
     [
-        ('{"entities": [{"name": "user", "type": "PERSON"}], "relationships": [', "length"),
+        ('{"entities": [{"name": "user", "type": "PER', "length"),  # cut before any entry
         ('["user", "likes", "tea"]', "stop"),
         ("Sure! Here are the facts: user works at acme.", "stop"),
     ],
@@ -265,6 +265,23 @@ async def test_malformed_or_schema_breaking_json_is_a_recorded_failure(
     assert record.error is not None and f"finish reason {finish_reason}" in record.error
     assert not failed.value.outage  # the model would answer the same: not worth waiting for
     assert (record.input_tokens, record.output_tokens) == (50, 7)
+
+
+async def test_a_reply_cut_off_at_its_length_keeps_its_complete_claims(
+    openai_stub: OpenAIStub, openai_settings: Settings
+) -> None:
+    text = (
+        '{"entities": [{"name": "user", "type": "PERSON"}], "literalFacts": [{"subject":'
+        ' "user", "predicate": "likes", "object": "tea", "confidence": 0.9, "sourceQuote":'
+        ' "I like tea"}, {"subject": "user", "predicate": "lik'
+    )
+    openai_stub.reply(chat_reply(text, finish_reason="length"))
+    result = await OpenAIExtractor(openai_settings).extract(extract_input())
+    assert [(c.predicate, c.object) for c in result.value.literalFacts] == [("likes", "tea")]
+    assert any("cut off" in why for why in result.value.rejected)
+    [record] = result.calls
+    assert record.error is None and record.response is not None
+    assert record.response["finish_reason"] == "length"
 
 
 async def test_junk_the_fast_parser_refuses_costs_only_its_own_entries(

@@ -3,6 +3,8 @@ redrive them to their original topic with their original key, each exactly once.
 
 from __future__ import annotations
 
+import time
+
 from typer.testing import CliRunner
 
 from streams.cli.main import app
@@ -95,6 +97,16 @@ def test_list_show_and_redrive_once(
     assert "redrove 0 dead letter(s)" in third.output and "2 already redriven" in third.output
     records = consume_all(tenant_topics, input_topic, 2)
     assert sorted(r.key or "" for r in records) == sorted([tenant.key, other])
+
+    # An address with no dead letter is said so at once, for show and for redrive.
+    for address, says in [(f"{PARTITIONS + 5}/0", f"has no partition {PARTITIONS + 5}"),
+                          (f"{p1}/{o1 + 100}", "no dead letter at")]:  # fmt: skip
+        started = time.monotonic()
+        for command in (["show", "extract", address], ["redrive", "extract", "--record", address]):
+            nowhere = runner.invoke(app, ["dlq", *command], env=env)
+            assert nowhere.exit_code == 1, nowhere.output
+            assert says in nowhere.output
+        assert time.monotonic() - started < 20  # no reader waiting for records never there
 
 
 def test_a_dead_letter_over_900_kb_holds_the_original_and_redrives_it(

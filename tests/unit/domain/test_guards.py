@@ -8,6 +8,7 @@ import pytest
 
 from streams.domain import resolution
 from streams.domain.confidence import NO_CONFIDENCE, read_confidence
+from streams.domain.drops import bound_dropped, drop
 from streams.domain.graph import RawClaim, RawEntity, RawGraph
 from streams.domain.guards import (
     Claim,
@@ -18,6 +19,7 @@ from streams.domain.guards import (
     clean_entities,
     decide_kind,
     ensure_user_entity,
+    guard_claims,
     normalise_predicate,
     sanitise_date,
     validate_entity_type,
@@ -339,6 +341,24 @@ def test_apply_guards_caps_at_max_facts_per_episode() -> None:
     assert len(facts) == 12
     assert min(f.confidence for f in facts) == pytest.approx(8 / 30)
     assert sum(d.reason == "over_cap" for d in dropped) == 8
+    assert all("cap of 12 facts" in d.detail for d in dropped if d.reason == "over_cap")
+
+
+def test_the_first_cap_names_the_cap_the_user_set() -> None:
+    many = [raw("user", f"likes thing {i}", f"v{i}", confidence=i / 100) for i in range(60)]
+    _, _, dropped = guard_claims(RawGraph(literalFacts=many), {}, SETTINGS)
+    capped = [d for d in dropped if d.reason == "over_cap"]
+    assert len(capped) == 60 - 48
+    assert all("48 most confident" in d.detail and "cap of 12" in d.detail for d in capped)
+
+
+def test_drops_counted_by_one_stage_stay_counted_when_the_next_bounds_them() -> None:
+    first = bound_dropped([drop("invalid_item", f"item {i}") for i in range(100)])
+    assert first[-1].detail.startswith("41 more dropped: invalid_item x41")
+    later = [drop("subject_not_allowed", f"s{i}") for i in range(10)]
+    again = bound_dropped(first + later)
+    assert len(again) == 60
+    assert again[-1].detail == "51 more dropped: invalid_item x41, subject_not_allowed x10"
 
 
 # --- composition: the seed's cases together -----------------------------------------------

@@ -173,3 +173,44 @@ def test_a_null_quote_keeps_the_claim_as_a_missing_quote_does() -> None:
     text = CLEAN.replace('"I work at acme"', "null")
     [claim] = read_reply(RawGraph, text).relationships
     assert (claim.object, claim.sourceQuote) == ("acme", "")
+
+
+def test_an_answer_split_into_several_objects_keeps_every_part() -> None:
+    entities = '{"entities": [{"name": "user", "type": "PERSON"}, {"name": "acme", "type": "ORG"}]}'
+    claim = ('{"subject": "user", "predicate": "works_at", "object": "acme",'
+             ' "confidence": 0.9, "sourceQuote": "I work at acme"}')  # fmt: skip
+    facts = f'{{"relationships": [{claim}]}}'
+    for text in (f"{entities}\n{facts}", f"Entities:\n{entities}\n\nFacts:\n```json\n{facts}\n```"):
+        graph = read_reply(RawGraph, text)
+        assert [e.name for e in graph.entities] == ["user", "acme"]
+        assert [(c.predicate, c.object) for c in graph.relationships] == [("works_at", "acme")]
+        assert graph.rejected == []
+
+
+def test_a_later_object_that_adds_nothing_to_the_answer_is_said_so() -> None:
+    graph = read_reply(RawGraph, CLEAN + '\n{"summary": "the user works at acme"}')
+    assert graph.model_dump() == read_reply(RawGraph, CLEAN).model_dump()
+    assert len(graph.rejected) == 1 and "ignored" in graph.rejected[0]
+
+
+def test_many_stray_braces_after_the_answer_cost_a_bounded_read() -> None:
+    text = CLEAN + " {x" * 50_000 + '{"relationships": []}'
+    assert read_reply(RawGraph, text).entities == read_reply(RawGraph, CLEAN).entities
+
+
+def test_an_answer_cut_off_by_the_token_limit_keeps_its_complete_entries() -> None:
+    whole = read_reply(RawGraph, CLEAN)
+    assert whole.relationships  # the cut below falls inside the last relationship
+    for cut in (CLEAN.rindex('"sourceQuote"'), CLEAN.rindex("}") - 1, CLEAN.rindex("]")):
+        graph = read_reply(RawGraph, CLEAN[:cut])
+        assert [e.name for e in graph.entities] == [e.name for e in whole.entities]
+        assert len(graph.rejected) == 1 and "cut off" in graph.rejected[0]
+    # Cut inside the first entity: nothing complete, so the answer fails as a whole.
+    with pytest.raises(ValidationError):
+        read_reply(RawGraph, CLEAN[: CLEAN.index('"type"')])
+
+
+def test_a_judges_answer_cut_off_keeps_its_complete_verdicts() -> None:
+    text = '{"verdicts": [{"pair_id": 1, "verdict": "old"}, {"pair_id": 2, "verd'
+    reply = read_reply(JudgeOutput, text)
+    assert [(v.pair_id, v.verdict) for v in reply.verdicts] == [(1, "old")]
