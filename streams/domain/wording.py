@@ -186,6 +186,10 @@ def wording(text: str) -> Wording:
             words += [_NOT_JOINED[token], "not"]  # dont, cannot
         elif token in _RUN_TOGETHER:
             words += _RUN_TOGETHER[token]  # gonna, im, ive
+        elif token[:1] in _CONJUNCTIONS and (
+            len(token) > _CLITIC_MIN or token[1:] in _JOINED_NEGATORS
+        ):
+            words += [token[0], token[1:]]  # وأعمل: "and" + "I work"; ولا: "and" + "not"
         else:
             words.append(token)
     names.difference_update(sentences)
@@ -200,6 +204,13 @@ def _written_and_folded(text: str) -> Iterable[tuple[str, str]]:
         return zip(written, folded, strict=True)
     return ((token, token.casefold()) for token in written)
 
+
+# "And" written onto the next word in Arabic (و, ف) and Hebrew (ו): a word of its own, so
+# a quote may start after it and a negator after it is seen ("ولا"). Words of three letters
+# or fewer are left whole: there the letter is likelier the word's own.
+_CONJUNCTIONS = frozenset("\u0648\u0641\u05d5")
+_CLITIC_MIN = 3
+_JOINED_NEGATORS = frozenset(["لا", "لم", "لن", "לא"])
 
 # The English contractions, so "I'm" and "I am", "don't", "dont" and "do not" are one.
 _NOT_BASES = {
