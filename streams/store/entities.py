@@ -142,6 +142,30 @@ async def upsert_entities(
     return ids
 
 
+_PRUNE_UNREFERENCED = (
+    "DELETE FROM entities e WHERE e.dataset = $1 AND e.project_id = $2"
+    " AND e.name = ANY($3::text[]) AND e.name <> $4"
+    " AND NOT EXISTS (SELECT 1 FROM facts f WHERE f.subject_entity_id = e.id)"
+    " AND NOT EXISTS (SELECT 1 FROM facts f WHERE f.object_entity_id = e.id)"
+    " RETURNING e.name, e.type"
+)
+
+
+async def prune_unreferenced(
+    conn: Any, dataset: str, project_id: str, names: Sequence[str]
+) -> list[tuple[str, str]]:
+    """Delete the entities of these names that no fact names, live or history, and return
+    their (name, type). The seed's orphan pruning, after resolution: an entity resolution
+    stored for a claim that dedup, the judge or the writer then dropped. The user entity
+    stays. The per-tenant gate makes this safe: no later episode of the tenant has been
+    resolved against these entities yet."""
+    if not names:
+        return []
+    rows = await conn.fetch(_PRUNE_UNREFERENCED, dataset, project_id, sorted(set(names)),
+                            USER_ENTITY)  # fmt: skip
+    return [(r["name"], r["type"]) for r in rows]
+
+
 # The nearest entity of a type (or of any, "*") other than the user, as a small tenant's
 # batched exact scan (streams/store/batched_search.py) spells nearest_same_type's search
 # with exclude_names=[USER_ENTITY], which is how resolution asks.

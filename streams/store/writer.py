@@ -21,7 +21,9 @@ the lock, in order:
 5. losers end at the date the judge gave (superseded), closures at the date the user
    gave (closed), and the cascade ends the facts anchored on an entity whose last user
    link ended, at that link's end (streams/store/valid_ends.py: both clocks are kept);
-6. the episode's ``semantic_status=done`` is recorded, its drops by the same statement;
+6. entities that only dropped claims named (stored by resolution, then dropped by dedup,
+   the judge or step 2) are deleted when no fact names them: the seed's orphan pruning;
+7. the episode's ``semantic_status=done`` is recorded, its drops by the same statement;
    commit.
 """
 
@@ -31,8 +33,9 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from streams.events import Dropped, FactsJudged
+from streams.events import Dropped, DropStage, FactsJudged
 from streams.store.consumed_offsets import ConsumedRecord, claim_after
+from streams.store.entities import prune_unreferenced
 from streams.store.gate import mark_semantic_done, semantic_done
 from streams.store.locks import writer_lock
 from streams.store.statements import Rider, with_write
@@ -79,6 +82,7 @@ async def write_judged(
             finish=lambda drops: _finish(event, [*event.dropped, *drops]),
         )  # fmt: skip
         result = await writer.run()
+        result.drops += await _prune_orphans(conn, event, result.drops)
         if writer.finished_with is None:
             await mark_semantic_done(
                 conn, event.dataset, event.project_id, event.episode_id, event.claim_token,
@@ -87,6 +91,22 @@ async def write_judged(
         elif late := result.drops[writer.finished_with :]:  # found after the insert
             await conn.execute(_INSERT_DROPS, *_drops_args(event, late))
     return result
+
+
+async def _prune_orphans(
+    conn: Any, event: FactsJudged, write_drops: Sequence[Dropped]
+) -> list[Dropped]:
+    """Entities that only the episode's dropped claims named (dropped after resolution
+    stored them: by dedup, the judge or the race re-check) are deleted, each said as a
+    drop; one statement, only when such a claim names something."""
+    after_resolution = [d for d in [*event.dropped, *write_drops] if d.stage != DropStage.GUARD]
+    names = {n for d in after_resolution for n in (d.subject, d.object) if n}
+    pruned = await prune_unreferenced(conn, event.dataset, event.project_id, sorted(names))
+    return [
+        Dropped(stage=DropStage.WRITE, reason="orphan_entity", subject=name,
+                detail=f"entity {name!r} ({kind}) is referenced by no surviving fact: not stored")
+        for name, kind in pruned
+    ]  # fmt: skip
 
 
 async def _completed_at(conn: Any, event: FactsJudged) -> datetime | None:

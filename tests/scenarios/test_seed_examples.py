@@ -200,7 +200,9 @@ async def test_a_new_verdict_discards_the_candidate_and_its_old_verdicts(run: Ru
     assert len((await judge_requests(run.pipeline.pool, *tenant))["ep-2"]) == 2
     assert await drops(run.pipeline.pool, *tenant) == [
         ("ep-2", "judge", "superseded_by_existing", "user works at anthropic"),
+        ("ep-2", "write", "orphan_entity", "anthropic  "),  # nor is the entity only it named
     ]
+    assert "anthropic" not in {name for name, _ in await entities(run.pipeline.pool, *tenant)}
 
 
 async def test_an_expired_row_stays_history_beside_its_renewal(run: Run) -> None:

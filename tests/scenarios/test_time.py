@@ -312,10 +312,12 @@ async def test_a_late_plan_overtaken_before_its_date_is_dropped_and_the_episode_
     # and the episode never finished (run.table waits for it).
     assert await run.table("late-older-plan") == table([Row("user", "works at", "beta", "ep-new")])
     dropped = await run.pipeline.pool.fetch(
-        "SELECT reason, object FROM fact_drops WHERE dataset = $1 AND episode_id = 'ep-old'",
-        run.tenants["late-older-plan"][0],
-    )
-    assert [(d["reason"], d["object"]) for d in dropped] == [("overtaken_before_start", "acme")]
+        "SELECT reason, subject, object FROM fact_drops WHERE dataset = $1"
+        " AND episode_id = 'ep-old' ORDER BY id", run.tenants["late-older-plan"][0],
+    )  # fmt: skip
+    assert [(d["reason"], d["subject"], d["object"]) for d in dropped] == [
+        ("overtaken_before_start", "user", "acme"), ("orphan_entity", "acme", ""),
+    ]  # fmt: skip
     assert await run.true_at("late-older-plan", JOIN_ACME_PLUS_A_DAY) == ["user works at beta"]
 
 
@@ -338,10 +340,12 @@ async def test_a_late_plan_changed_before_its_date_is_dropped(run: Run) -> None:
         [Row("user", "works at", "beta", "ep-new", valid_from=midnight(JOIN_BETA))]
     )
     dropped = await run.pipeline.pool.fetch(
-        "SELECT reason, object FROM fact_drops WHERE dataset = $1 AND episode_id = 'ep-old'",
-        run.tenants[name][0],
-    )
-    assert [(d["reason"], d["object"]) for d in dropped] == [("overtaken_before_start", "acme")]
+        "SELECT reason, subject, object FROM fact_drops WHERE dataset = $1"
+        " AND episode_id = 'ep-old' ORDER BY id", run.tenants[name][0],
+    )  # fmt: skip
+    assert [(d["reason"], d["subject"], d["object"]) for d in dropped] == [
+        ("overtaken_before_start", "user", "acme"), ("orphan_entity", "acme", ""),
+    ]  # fmt: skip
     assert await run.true_at(name, BETWEEN_THE_PLANS) == await run.true_at(
         "plan-changed", BETWEEN_THE_PLANS
     )
