@@ -65,7 +65,11 @@ def detail_json(detail: FactDetail) -> dict[str, Any]:
     f = detail.fact
     return {
         "fact": f.as_json(),
-        "lineage": [r.as_json() for r in detail.lineage],
+        # a copy's episode_id is the episode that ended it; said_in, the one it was said in
+        "lineage": [
+            {**r.as_json(), "said_in": detail.said_in.get(r.id, r.episode_id)}
+            for r in detail.lineage
+        ],
         "ended": {
             # transaction time: why the store stopped believing the row, and which row did it
             "invalid_at": plain(f.invalid_at),

@@ -5,6 +5,7 @@ pages_trace.py, the pipeline's in pages_pipeline.py."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -31,6 +32,7 @@ from streams.api.search import search
 from streams.api.stage_status import stage_statuses
 from streams.api.timeline import timeline
 from streams.pipeline import STAGES
+from streams.store import facts_query
 from streams.store.facts_query import FactRow
 
 EPISODE_COLUMNS = ["tenant", "episode", "completed", *STAGES, "facts", "drops", "updated"]
@@ -101,18 +103,37 @@ def _picker(name: str, label: str, value: datetime | None) -> Markup:
                                    step=1, id=f"pick-{name}"))  # fmt: skip
 
 
-def fact_cells(r: FactRow, tp: str) -> list[Child]:
-    """One row of a fact table; ``tp``: the tenant's path."""
-    href = f"{tp}/facts/"
-    ends = r.end_reason or r.invalid_reason or ""
-    by = r.ended_by or r.invalidated_by
+def fact_cells(r: FactRow, tp: str, said_in: Mapping[int, str] | None = None) -> list[Child]:
+    """One row of a fact table; ``tp``: the tenant's path; ``said_in``: copy id -> the
+    episode of the statement it continues (facts_query.said_in)."""
     return [
-        link(f"{href}{r.id}", f"#{r.id}"), r.subject, r.predicate, r.object,
+        link(f"{tp}/facts/{r.id}", f"#{r.id}"), r.subject, r.predicate, r.object,
         f"{r.confidence:.2f}", show_time(r.stated_at), show_time(r.valid_from),
         show_time(r.valid_until), show_time(r.created_at), show_time(r.invalid_at),
-        [ends, " ", link(f"{href}{by}", f"#{by}")] if by else ends,
-        r.untrusted_reason or "", link(episode_path(tp, r.episode_id), r.episode_id),
+        _ended_cell(r, f"{tp}/facts/"), r.untrusted_reason or "",
+        _episode_cell(r, tp, (said_in or {}).get(r.id)),
     ]  # fmt: skip
+
+
+def _ended_cell(r: FactRow, href: str) -> Child:
+    """Why the row's valid time ends, or why it was retired in transaction time. A row
+    retired by a closure or a cascade names its own copy, which carries the end: it was
+    continued by that row, not ended by it."""
+    if r.copy_of is None and r.invalidated_by and r.invalid_reason in ("closed", "cascade"):
+        copy = r.invalidated_by
+        return ["retired: continued by ", link(f"{href}{copy}", f"#{copy}"),
+                f", which ends it ({r.invalid_reason})"]  # fmt: skip
+    ends = r.end_reason or r.invalid_reason or ""
+    by = r.ended_by or r.invalidated_by
+    return [ends, " by ", link(f"{href}{by}", f"#{by}")] if by else ends
+
+
+def _episode_cell(r: FactRow, tp: str, said_in: str | None) -> Child:
+    """The episode the statement was said in; a copy names also the one that ended it."""
+    if said_in is None or said_in == r.episode_id:
+        return link(episode_path(tp, r.episode_id), r.episode_id)
+    return [link(episode_path(tp, said_in), said_in), " (end from ",
+            link(episode_path(tp, r.episode_id), r.episode_id), ")"]  # fmt: skip
 
 
 FACT_COLUMNS = ["id", "subject", "predicate", "object", "conf.", "said", "valid from",
@@ -135,6 +156,9 @@ async def memory_page(request: Request) -> HTMLResponse:
     answer = await reader.facts(pool, dataset, project, **clocks)
     history = await reader.facts(pool, dataset, project, history=True)
     drawn = [r for r in history if clocks["history"] or believed(r, as_of)]
+    # Rows the store no longer believed then: only the history view draws them.
+    retired = {r.id for r in drawn if not believed(r, as_of)}
+    said_in = await facts_query.said_in(pool, dataset, project, answer)
     now = datetime.now(UTC)
     tp = tenant_path(dataset, project)
     href = f"{tp}/facts/"
@@ -162,11 +186,12 @@ async def memory_page(request: Request) -> HTMLResponse:
         search_form, pickers,
         tag("h2", f"valid time: {len(drawn)} rows "
             f"{'ever written' if clocks['history'] else 'believed then'}"
-            "; coloured: in the answer below, grey: not true then"),
-        timeline(drawn, {r.id for r in answer}, cursor=valid_at or now, now=now,
-                 fact_href=href),
+            "; coloured: in the answer below, grey: not true then, outlined: retired"
+            " (no longer believed)"),
+        timeline(drawn, {r.id for r in answer} - retired, retired=retired,
+                 cursor=valid_at or now, now=now, fact_href=href),
         tag("h2", f"facts: {what} ({len(answer)} rows)"),
-        table(FACT_COLUMNS, [fact_cells(r, tp) for r in answer], id="facts"),
+        table(FACT_COLUMNS, [fact_cells(r, tp, said_in) for r in answer], id="facts"),
     ]  # fmt: skip
     return html(page(f"Memory of {dataset}:{project}", *body))
 
@@ -214,7 +239,8 @@ async def fact_page(request: Request) -> HTMLResponse:
         tag("p", f"untrusted: {f.untrusted_reason}", class_="error") if f.untrusted_reason
         else None,
         tag("h2", "its rows on both clocks"),
-        table(FACT_COLUMNS, [fact_cells(r, tp) for r in detail.lineage], id="lineage"),
+        table(FACT_COLUMNS, [fact_cells(r, tp, detail.said_in) for r in detail.lineage],
+              id="lineage"),
         tag("h2", "what ended it"),
         table(["id", "fact", "why", "episode"],
               [[link(f"{href}{e.id}", f"#{e.id}"), " ".join(e.triple),

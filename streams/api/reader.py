@@ -10,7 +10,7 @@ streams.store.db, with the jsonb codec.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -36,6 +36,8 @@ class FactDetail:
     episodes: dict[str, dict[str, Any]]
     # The model calls of those episodes, oldest first (the extraction that produced it).
     calls: list[dict[str, Any]]
+    # Copy id -> the episode its statement was said in (a copy's own episode ended it).
+    said_in: dict[int, str] = field(default_factory=dict)
 
 
 async def facts(
@@ -81,10 +83,13 @@ async def fact_detail(pool: Any, dataset: str, project_id: str, fact_id: int) ->
         r.id: r for r in await facts_query.fact_rows(pool, dataset, project_id, sorted(ender_ids))
     }
     episode_ids = sorted({r.episode_id for r in lineage})
+    root = next((r.episode_id for r in lineage if r.copy_of is None), None)
     return FactDetail(
         fact=fact,
         lineage=lineage,
         enders=enders,
+        # Every copy in one lineage continues its one original: the lineage's root.
+        said_in={r.id: root for r in lineage if r.copy_of is not None and root is not None},
         episodes=await _episodes_by_id(pool, dataset, project_id, episode_ids),
         calls=await _calls(pool, dataset, project_id, episode_ids),
     )

@@ -194,26 +194,6 @@ def fuse(
     return fused
 
 
-_ORIGINS = """
-WITH RECURSIVE up(start, id, copy_of, episode_id) AS (
-    SELECT id, id, copy_of, episode_id FROM facts
-    WHERE dataset = $1 AND project_id = $2 AND id = ANY($3::bigint[])
-    UNION ALL
-    SELECT up.start, f.id, f.copy_of, f.episode_id FROM facts f JOIN up ON f.id = up.copy_of
-    WHERE f.dataset = $1 AND f.project_id = $2
-)
-SELECT start, episode_id FROM up WHERE copy_of IS NULL
-"""
-
-
-async def _said_in(conn: Any, dataset: str, project_id: str, copies: list[int]) -> dict[int, str]:
-    """Copy id -> the episode of the original statement it continues."""
-    if not copies:
-        return {}
-    rows = await conn.fetch(_ORIGINS, dataset, project_id, copies)
-    return {int(r["start"]): str(r["episode_id"]) for r in rows}
-
-
 async def search(
     pool: Any,
     embedder: Embedder,
@@ -237,7 +217,7 @@ async def search(
         by_text = await _text_half(conn, query, where, args)
         ranked = fuse(by_vector, by_text)[: query.k]
         rows = await facts_query.fact_rows(conn, dataset, project_id, [r[0] for r in ranked])
-        said_in = await _said_in(conn, dataset, project_id, [r.id for r in rows if r.copy_of])
+        said_in = await facts_query.said_in(conn, dataset, project_id, rows)
     by_id = {r.id: r for r in rows}
     similarity = dict(by_vector)
     text_score = dict(by_text)

@@ -4,7 +4,8 @@ A bar runs from when the row is true (``valid_from``, else when it was said; a r
 had ended by then, whose start is unknown, from the left edge) to its
 ``valid_until`` (open-ended rows run to the right edge, drawn as open). Rows in the
 page's answer (true at valid-at by the belief at as-of) are coloured; every other row is
-greyed. A row ended by another (superseded, closed, cascade: ``ended_by``, else
+greyed, and a row the store no longer believed then (the history view draws those too) is
+only outlined. A row ended by another (superseded, closed, cascade: ``ended_by``, else
 ``invalidated_by``) gets a link to the bar of the row that ended it, with why.
 """
 
@@ -62,12 +63,15 @@ def timeline(
     rows: Sequence[FactRow],
     current: set[int],
     *,
+    retired: set[int] | None = None,
     cursor: datetime,
     now: datetime,
     fact_href: str,
 ) -> Markup:
-    """``current``: ids of the rows in the page's answer; ``cursor``: the valid-at time;
-    ``fact_href``: the fact page's path prefix (``.../facts/``)."""
+    """``current``: ids of the rows in the page's answer; ``retired``: rows the store no
+    longer believed then (drawn outlined, whatever their valid time); ``cursor``: the
+    valid-at time; ``fact_href``: the fact page's path prefix (``.../facts/``)."""
+    retired = retired or set()
     if not rows:
         return tag("p", "no fact rows to draw", class_="empty")
     low, high = _span(rows, now, cursor)
@@ -86,14 +90,14 @@ def timeline(
     for r in order:
         y, x0 = y_of[r.id], x_start(r)
         x1 = x(r.valid_until) if r.valid_until else WIDTH - 20
-        state = "current" if r.id in current else "ended"
+        state = "retired" if r.id in retired else "current" if r.id in current else "ended"
         shape = "open" if r.valid_until is None else "closed"
         since = show_time(_start(r)) or "unknown"
         tip = (
             f"#{r.id} {r.subject} {r.predicate} {r.object}\nvalid {since} →"
             f" {show_time(r.valid_until) or 'open'}\nbelieved {show_time(r.created_at)} →"
             f" {show_time(r.invalid_at) or 'now'}"
-        )
+        ) + (f" (retired: {r.invalid_reason or 'ended'})" if r.id in retired else "")
         bar = [
             tag("title", tip),
             tag("text", _label(r), x=8, y=y + 15, class_="row-label"),

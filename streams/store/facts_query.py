@@ -146,3 +146,25 @@ async def fact_rows(conn: Any, dataset: str, project_id: str, ids: list[int]) ->
         ids,
     )
     return _rows(records)
+
+
+_ORIGINS = """
+WITH RECURSIVE up(start, id, copy_of, episode_id) AS (
+    SELECT id, id, copy_of, episode_id FROM facts
+    WHERE dataset = $1 AND project_id = $2 AND id = ANY($3::bigint[])
+    UNION ALL
+    SELECT up.start, f.id, f.copy_of, f.episode_id FROM facts f JOIN up ON f.id = up.copy_of
+    WHERE f.dataset = $1 AND f.project_id = $2
+)
+SELECT start, episode_id FROM up WHERE copy_of IS NULL
+"""
+
+
+async def said_in(conn: Any, dataset: str, project_id: str, rows: list[FactRow]) -> dict[int, str]:
+    """Copy id -> the episode of the original statement it continues (a copy's own
+    ``episode_id`` is the episode that ended it). Rows that are no copies are left out."""
+    copies = [r.id for r in rows if r.copy_of is not None]
+    if not copies:
+        return {}
+    found = await conn.fetch(_ORIGINS, dataset, project_id, copies)
+    return {int(r["start"]): str(r["episode_id"]) for r in found}

@@ -75,6 +75,9 @@ async def test_one_fact_says_what_ended_it_and_where_it_came_from(
     assert detail["ended"]["valid_until"].startswith("2026-03-01")
     lineage = {f["id"]: f for f in detail["lineage"]}
     original = lineage[copy["copy_of"]]
+    # The copy was written by the episode that ended it; it was said in the original's.
+    assert copy["episode_id"] == detail["ended"]["ended_by"]["episode_id"] != "alice-1"
+    assert lineage[copy["id"]]["said_in"] == original["said_in"] == "alice-1"
     assert original["invalid_reason"] == "superseded" and original["valid_until"] is None
     assert original["source_quote"] == "I'm a data engineer at Google"
     assert "alice-1" in detail["episodes"]
@@ -84,6 +87,24 @@ async def test_one_fact_says_what_ended_it_and_where_it_came_from(
                   if c["episode_id"] == "alice-1" and c["kind"] == "extract"]  # fmt: skip
     assert len(extraction) == 1
     assert "I'm a data engineer at Google" in dumps(extraction[0]["response"])
+
+
+async def test_the_pages_say_a_closed_rows_copy_continues_it_and_who_said_it(
+    api: httpx2.AsyncClient,
+) -> None:
+    history = (await get(api, "/api/tenants/demo/alice/facts", history="true"))["facts"]
+    closed = next(f for f in history if f["copy_of"] is None and f["invalid_reason"] == "closed")
+    copy = next(f for f in history if f["copy_of"] == closed["id"])
+    page = (await api.get(f"/tenants/demo/alice/facts/{closed['id']}")).text
+    assert f'retired: continued by <a href="/tenants/demo/alice/facts/{copy["id"]}">' in page
+    assert f'closed by <a href="/tenants/demo/alice/facts/{copy["id"]}"' not in page
+    said, ended_in = closed["episode_id"], copy["episode_id"]
+    assert said != ended_in
+    assert f">{said}</a> (end from <a" in page and f">{ended_in}</a>)" in page
+    drawn = (await api.get("/tenants/demo/alice", params={"history": "true"})).text
+    for row in history:
+        state = "retired" if row["invalid_at"] else "current"
+        assert f'class="bar {state} ' in drawn.split(f'data-fact-id="{row["id"]}"')[0][-80:]
 
 
 async def test_entities_and_an_entitys_neighbourhood(api: httpx2.AsyncClient) -> None:
