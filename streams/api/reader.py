@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from streams.api.arguments import check_episode_id, check_row_id, check_tenant
 from streams.api.stage_status import stage_statuses
 from streams.store import facts_query, traces
 from streams.store.facts_query import FactRow
@@ -50,6 +51,7 @@ async def facts(
     history: bool = False,
 ) -> list[FactRow]:
     """Live facts; true at ``valid_at``; believed at ``as_of``; both; or every row."""
+    check_tenant(dataset, project_id)
     if history:
         return await facts_query.history(pool, dataset, project_id)
     return await facts_query.facts_at(pool, dataset, project_id, valid_at=valid_at, as_of=as_of)
@@ -73,6 +75,8 @@ SELECT id FROM down
 
 async def fact_detail(pool: Any, dataset: str, project_id: str, fact_id: int) -> FactDetail | None:
     """One fact of the tenant with its provenance, or None when the tenant has no such id."""
+    check_tenant(dataset, project_id)
+    check_row_id(fact_id, "fact_id")
     ids = [r["id"] for r in await pool.fetch(_LINEAGE, dataset, project_id, fact_id)]
     lineage = await facts_query.fact_rows(pool, dataset, project_id, ids)
     fact = next((r for r in lineage if r.id == fact_id), None)
@@ -123,6 +127,7 @@ async def _calls(
 
 async def entities(pool: Any, dataset: str, project_id: str) -> list[dict[str, Any]]:
     """The tenant's entities, with how many believed facts name each (as subject or object)."""
+    check_tenant(dataset, project_id)
     records = await pool.fetch(
         "SELECT e.id, e.name, e.type, e.created_at,"
         " (SELECT count(*) FROM facts f WHERE f.dataset = e.dataset"
@@ -146,6 +151,8 @@ async def entity(
 ) -> tuple[dict[str, Any], list[FactRow]] | None:
     """One entity and its neighbourhood: the facts it is the subject or the object of
     (on the same clocks as :func:`facts`), or None when the tenant has no such entity."""
+    check_tenant(dataset, project_id)
+    check_row_id(entity_id, "entity_id")
     record = await pool.fetchrow(
         f"SELECT id, name, type, created_at FROM entities WHERE {_TENANT} AND id = $3",
         dataset, project_id, entity_id,
@@ -194,6 +201,10 @@ async def episodes(
     """Episodes by last change, newest first: one tenant's, or every tenant's (the
     Playground's feed); ``changed_after`` returns only what changed since a poll."""
     dataset, project_id = tenant if tenant is not None else (None, None)
+    if tenant is not None:
+        check_tenant(dataset, project_id)
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 10_000:
+        raise ValueError(f"limit: a whole number from 1 to 10000, not {limit!r}")
     records = await pool.fetch(_EPISODES, dataset, project_id, changed_after, limit)
     return [dict(r) | {"stages": stage_statuses(r)} for r in records]
 
@@ -213,6 +224,8 @@ async def episode_trace(
     pool: Any, dataset: str, project_id: str, episode_id: str
 ) -> tuple[traces.EpisodeTrace, list[dict[str, Any]]] | None:
     """One episode's trace (streams/store/traces.py) and its transcript, or None."""
+    check_tenant(dataset, project_id)
+    check_episode_id(episode_id)
     async with pool.acquire() as conn:
         trace = await traces.load_trace(conn, dataset, project_id, episode_id)
         if trace is None:

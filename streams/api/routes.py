@@ -26,7 +26,7 @@ from streams.api.params import (
     opt_time,
     path_int,
 )
-from streams.api.search import SearchQuery, search
+from streams.api.search import MAX_QUERY_CHARS, SearchQuery, search
 from streams.ops import dlq
 from streams.store.traces import EpisodeTrace
 
@@ -47,19 +47,19 @@ def search_query(request: Request) -> SearchQuery:
     text = (q.get("q") or "").strip()
     if not text:
         raise bad("q: give the text to search for")
-    if len(text) > 2000:
-        raise bad("q: at most 2000 characters")
-    min_confidence = opt_float(q, "min_confidence", 0.0, 1.0)
-    return SearchQuery(
-        text=text,
+    if len(text) > MAX_QUERY_CHARS:
+        raise bad(f"q: at most {MAX_QUERY_CHARS} characters")
+    given: dict[str, Any] = {}
+    if (min_confidence := opt_float(q, "min_confidence", 0.0, 1.0)) is not None:
+        given["min_confidence"] = min_confidence
+    return SearchQuery.of(
+        settings,
+        text,
         k=opt_int(q, "k", settings.search_default_k, 1, settings.search_max_k),
         valid_at=opt_time(q, "valid_at"),
         include_ended=opt_bool(q, "include_ended"),
-        min_confidence=(
-            settings.retrieval_min_confidence if min_confidence is None else min_confidence
-        ),
         include_untrusted=opt_bool(q, "include_untrusted"),
-        min_similarity=settings.search_min_similarity,
+        **given,
     )
 
 

@@ -28,7 +28,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from streams.api.arguments import check_tenant
 from streams.model.ports import CallScope, Embedder, EmbedInput
+from streams.settings import Settings
 from streams.store import facts_query
 from streams.store.facts_query import FactRow
 from streams.store.vector_search import DEFAULT_TUNING, ScanTuning, configure_search, nearest
@@ -37,15 +39,59 @@ RRF_K = 60
 SEARCH_EPISODE = "(search)"  # the scope of a query's embedding call: no episode
 
 
+MAX_QUERY_CHARS = 2000
+MAX_K = 1000  # past it a search is an export; the API caps lower (search_max_k)
+
+
 @dataclass(frozen=True)
 class SearchQuery:
+    """What to search for; checked when made (ValueError naming the field), so a bad
+    query never reaches Postgres. :meth:`of` takes the defaults from settings."""
+
     text: str
     k: int = 10
     valid_at: datetime | None = None  # None: now
     include_ended: bool = False  # every believed row, whatever its valid time
-    min_confidence: float = 0.5
+    min_confidence: float = 0.5  # the default retrieval_min_confidence
     include_untrusted: bool = False
     min_similarity: float = 0.0  # the vector half's floor (cosine)
+
+    def __post_init__(self) -> None:
+        problem = _query_problem(self)
+        if problem is not None:
+            raise ValueError(f"SearchQuery {problem}")
+
+    @classmethod
+    def of(cls, settings: Settings, text: str, **given: Any) -> SearchQuery:
+        """A query with the deployment's defaults (``search_default_k``,
+        ``retrieval_min_confidence``, ``search_min_similarity``) for what is not given;
+        ``k`` at most ``search_max_k``."""
+        k = given.pop("k", settings.search_default_k)
+        if isinstance(k, int) and k > settings.search_max_k:
+            raise ValueError(f"SearchQuery k: at most {settings.search_max_k}, not {k}")
+        given.setdefault("min_confidence", settings.retrieval_min_confidence)
+        given.setdefault("min_similarity", settings.search_min_similarity)
+        return cls(text=text, k=k, **given)
+
+
+def _query_problem(q: SearchQuery) -> str | None:
+    if not isinstance(q.text, str) or not q.text.strip():
+        return "text: give the text to search for"
+    if len(q.text) > MAX_QUERY_CHARS or "\x00" in q.text:
+        return f"text: at most {MAX_QUERY_CHARS} characters, and no NUL"
+    if isinstance(q.k, bool) or not isinstance(q.k, int) or not 1 <= q.k <= MAX_K:
+        return f"k: a whole number from 1 to {MAX_K}, not {q.k!r}"
+    for name, low in (("min_confidence", 0.0), ("min_similarity", -1.0)):
+        value = getattr(q, name)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return f"{name}: a number, not {value!r}"
+        if not low <= value <= 1.0:  # also refuses NaN
+            return f"{name}: from {low:g} to 1, not {value!r}"
+    if q.valid_at is not None and (
+        not isinstance(q.valid_at, datetime) or q.valid_at.tzinfo is None
+    ):
+        return f"valid_at: a datetime with its time zone, not {q.valid_at!r}"
+    return None
 
 
 @dataclass(frozen=True)
@@ -203,6 +249,7 @@ async def search(
     tuning: ScanTuning = DEFAULT_TUNING,
 ) -> SearchResult:
     """The tenant's ``query.k`` best facts for ``query.text``, with scores and provenance."""
+    check_tenant(dataset, project_id)
     result = SearchResult()
     vector: list[float] | None = None
     try:

@@ -82,14 +82,14 @@ def search_command(
     if min_confidence is not None and not 0 <= min_confidence <= 1:
         raise usage_error("--min-confidence is between 0 and 1")
     when = parse_time(valid_at) if valid_at is not None else None
-    request = SearchQuery(
-        text=query.strip(), k=k or settings.search_default_k, valid_at=when,
-        include_ended=include_ended, include_untrusted=include_untrusted,
-        min_similarity=settings.search_min_similarity,
-        min_confidence=(
-            settings.retrieval_min_confidence if min_confidence is None else min_confidence
-        ),
-    )  # fmt: skip
+    given = {} if min_confidence is None else {"min_confidence": min_confidence}
+    try:
+        request = SearchQuery.of(
+            settings, query.strip(), k=k or settings.search_default_k, valid_at=when,
+            include_ended=include_ended, include_untrusted=include_untrusted, **given,
+        )  # fmt: skip
+    except ValueError as exc:  # a NUL, a query over 2,000 characters
+        raise usage_error(str(exc)) from exc
     try:
         result = asyncio.run(run_search(settings, dataset, project, request))
     except (OSError, asyncpg.PostgresError) as exc:
