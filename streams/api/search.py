@@ -24,7 +24,8 @@ still answers and the result says why the vector half is missing.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+import unicodedata
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -250,6 +251,9 @@ async def search(
 ) -> SearchResult:
     """The tenant's ``query.k`` best facts for ``query.text``, with scores and provenance."""
     check_tenant(dataset, project_id)
+    # Facts are stored NFKC-folded (streams/domain/names.py): so is the query, so "München"
+    # typed with a combining umlaut or "ＴＥＳＬＡ" in full width finds them too.
+    query = replace(query, text=unicodedata.normalize("NFKC", query.text))
     result = SearchResult()
     vector: list[float] | None = None
     try:

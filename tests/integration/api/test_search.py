@@ -155,7 +155,14 @@ async def test_the_past_is_searched_by_meaning_too(pool: Any, corpus: dict[str, 
 
 @pytest.mark.parametrize(
     ("text", "expected"),
-    [("München", "munich"), ("wohne", "munich"), ("寿司", "sushi"), ("TESLA", "tesla")],
+    [
+        ("München", "munich"),
+        ("wohne", "munich"),
+        ("寿司", "sushi"),
+        ("TESLA", "tesla"),
+        ("Mu\u0308nchen", "munich"),
+        ("ＴＥＳＬＡ", "tesla"),
+    ],  # decomposed, full width
 )
 async def test_full_text_works_in_any_language(
     pool: Any, corpus: dict[str, Any], text: str, expected: str
