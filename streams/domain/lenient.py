@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from typing import Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, PrivateAttr, ValidationError, model_validator
@@ -275,16 +276,10 @@ def closed_prefix(text: str) -> tuple[Any, int] | None:
     cut = cut_deep(text[begin:], MAX_DEPTH)
     stack: list[str] = []
     last: tuple[int, str] | None = None  # (cut after, closers then)
-    in_string = escaped = False
-    for at, ch in enumerate(cut):
-        if in_string:
-            in_string = escaped or ch != '"'
-            escaped = not escaped and ch == "\\"
-        elif ch == '"':
-            in_string = True
-        elif ch in _CLOSER:
+    for at, ch in _brackets(cut):
+        if ch in _CLOSER:
             stack.append(_CLOSER[ch])
-        elif ch in "]}" and stack:
+        elif stack:
             stack.pop()
             if not stack:
                 return None  # complete after all: not a cut-off answer
@@ -297,11 +292,8 @@ def closed_prefix(text: str) -> tuple[Any, int] | None:
         return None
 
 
-def cut_deep(text: str, limit: int) -> str:
-    """``text`` (JSON) with every array or object nested deeper than ``limit`` replaced by
-    null, so that no parser runs out of stack on it; strings are left as they are."""
-    pieces: list[str] = []
-    depth, kept_to, cut_from = 0, 0, -1
+def _brackets(text: str) -> Iterator[tuple[int, str]]:
+    """Each bracket of ``text`` (JSON) outside its strings, and where it is."""
     in_string = escaped = False
     for at, ch in enumerate(text):
         if in_string:
@@ -309,7 +301,17 @@ def cut_deep(text: str, limit: int) -> str:
             escaped = not escaped and ch == "\\"
         elif ch == '"':
             in_string = True
-        elif ch in "[{":
+        elif ch in "[]{}":
+            yield at, ch
+
+
+def cut_deep(text: str, limit: int) -> str:
+    """``text`` (JSON) with every array or object nested deeper than ``limit`` replaced by
+    null, so that no parser runs out of stack on it; strings are left as they are."""
+    pieces: list[str] = []
+    depth, kept_to, cut_from = 0, 0, -1
+    for at, ch in _brackets(text):
+        if ch in "[{":
             depth += 1
             if depth == limit + 1:
                 cut_from = at
