@@ -34,7 +34,8 @@ _MAY_ADD = _words(
 FILLERS = _words("uh um umm er erm ehm hmm ah eh ahm euh mm")
 # Words a quote may not leave out: they make a statement past, unsure, wished or almost.
 _CHANGES_MEANING = _words(
-    "used ex former formerly almost nearly would could might may maybe perhaps probably"
+    "used ex former formerly late retired aspiring wannabe deceased future"
+    " almost nearly would could might may maybe perhaps probably"
     " possibly if wish wished want wanted hope hoping plan planning thinking considering"
     " going soon barely hardly rarely seldom once until ehemalige ehemaliger fast beinahe"
     " würde wurde vielleicht wollte wollen früher presque peut etre voudrais voulais"

@@ -92,8 +92,11 @@ _NOT_CONDITIONING = word_set(
 )
 # Someone else's view of the user: "My boss thinks I'm lazy", "According to my friends".
 _REPORTING = word_set(
-    "thinks believes claims assumes insists reckons meint glaubt denkt behauptet pense croit"
-    " prétend cree piensa думает считает"
+    "thinks think thought believes believe believed claims claim claimed assumes assume"
+    " assumed insists insist insisted reckons reckon reckoned suspects suspect suspected"
+    " meint meinen glaubt glauben denkt denken findet finden behauptet behaupten pense"
+    " pensent croit croient prétend cree creen piensa piensan acha acham pensa pensano"
+    " crede credono vindt vinden denkt думает думают считает считают"
 )
 _ACCORDING_TO = frozenset(
     tuple(tokens(p)) for p in ("according to", "laut", "selon", "según", "по словам")
@@ -113,8 +116,21 @@ _HABITS = word_set(
 )
 _WISHES = phrase_index(
     "wish wished almost nearly barely hardly würde wünschte wünsche бы почти presque casi"
-    " quase quasi ojalá 几乎 差点",
-    phrases=("used to", "would like", "would love", "would rather"),
+    " quase quasi ojalá 几乎 差点 曾经 aimerais voudrais gustaría quisiera gostaria vorrei"
+    " piacerebbe хочу хотел хотела keşke أتمنى काश 希望 ingin",
+    phrases=(
+        "used to",
+        "would like",
+        "would love",
+        "would rather",
+        "want to",
+        "wanted to",
+        "hope to",
+        "hoping to",
+        "dream of",
+        "dreaming of",
+        "zou graag",
+    ),
 )
 _WISHED_REACH = 2
 _CONDITION_REACH = 20  # tokens looked back for a condition (characters, in CJK)

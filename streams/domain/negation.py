@@ -53,8 +53,16 @@ _CONJUNCTIONS = (
     "but and or so because since when while although though however then yet aber und"
     " oder denn weil sondern doch mais et ou car donc pero y o porque sino pues e ma ed"
     " però perché mas porém но и а или потому ale oraz lecz fakat ama ve tapi dan atau"
-    " nhưng và 但 而 和 并 且 แต่ และ لكن אבל लेकिन और 하지만 그리고 でも しかし そして"
+    " nhưng và 但 而 和 并 且 不过 แต่ และ لكن אבל लेकिन और 하지만 그리고 でも しかし そして"
 )
+# Negators that are everyday words in a language close by: French "pas" and "plus"
+# (Dutch "pas" is "just", English "plus" adds), Tagalog "hindi" (the language). They
+# negate only in a clause that holds a word of their own language.
+_OWN_LANGUAGE = {
+    "pas": word_set("je j tu il elle on nous vous ils elles ne n c ça ai suis est sont fait"),
+    "plus": word_set("je j tu il elle on nous vous ils elles ne n c ça ai suis est sont fait"),
+    "hindi": word_set("ako ka ko siya kami tayo sila ang ng sa mga na po ito iyan ba"),
+}
 # After what they negate, in the same clause: German, Dutch, Scandinavian, spoken French
 # and Portuguese, Hindi, Bengali, Turkish (değil, değilim; yok "there is none").
 _AFTER_WORDS = "nicht nie niet nooit inte ikke aldrig pas plus jamais não नहीं ना না নয় নই নি yok"
@@ -161,10 +169,11 @@ def negated_before(
         return True
     end = start
     while end > 0 and start - end < _SCOPE and end not in breaks:
-        if ends_with_phrase(words, end, _STOP_PHRASES) and not ends_with_phrase(
-            words, end - 1, _NEGATOR_PHRASES
+        stop = phrase_ending(words, end, _STOP_PHRASES)
+        if stop is not None and (
+            len(stop) > 1 or not ends_with_phrase(words, end - 1, _NEGATOR_PHRASES)
         ):
-            return False  # a conjunction ends the clause ("non è" is no "and")
+            return False  # a conjunction ends the clause ("non è" is no "and"; 不过 is)
         if _opens_its_own_clause(words, end):
             return False
         if (
@@ -172,10 +181,21 @@ def negated_before(
             and end - 1 not in names
             and not _an_answering_no(words, end, start)
             and not _affirming(words, end - 1)
+            and _in_its_language(words, end - 1, start)
         ):
             return True
         end -= 1
     return False
+
+
+def _in_its_language(words: Sequence[str], at: int, near: int) -> bool:
+    """Whether the negator ``words[at]`` is one here: always, unless it is an everyday
+    word of another language (_OWN_LANGUAGE), then only beside a word of its own."""
+    own = _OWN_LANGUAGE.get(words[at])
+    if own is None:
+        return True
+    low, high = max(0, min(at, near) - _SCOPE), min(len(words), max(at, near) + _SCOPE)
+    return not own.isdisjoint(words[low:high])
 
 
 def _opens_its_own_clause(words: Sequence[str], end: int) -> bool:
@@ -219,7 +239,7 @@ def negated_after(words: Sequence[str], end: int, breaks: Set[int] = frozenset()
         if (at > end and at in breaks) or ends_with_phrase(words, at + 1, _STOP_PHRASES):
             return False
         negates = at + 1 >= len(words) or words[at + 1] not in _NOT_NEGATED_NEXT
-        if words[at] in _AFTER and negates:
+        if words[at] in _AFTER and negates and _in_its_language(words, at, end):
             return True
         if words[at].startswith(_AFTER_STARTS):
             return True
@@ -228,9 +248,12 @@ def negated_after(words: Sequence[str], end: int, breaks: Set[int] = frozenset()
 
 def any_negator(words: Iterable[str]) -> bool:
     """Whether any of ``words`` (a stretch of tokens) negates: a negator, one written as
-    several tokens (Thai ไม่), or a Korean negative ending."""
+    several tokens (Thai ไม่), one that follows what it negates, or a Korean negative
+    ending."""
     seen = list(words)
     return any(
-        word.startswith(_AFTER_STARTS) or ends_with_phrase(seen, i + 1, _NEGATOR_PHRASES)
+        word.startswith(_AFTER_STARTS)
+        or word in _AFTER  # "plus" dropped from "je fume plus depuis mai"
+        or ends_with_phrase(seen, i + 1, _NEGATOR_PHRASES)
         for i, word in enumerate(seen)
     )

@@ -44,7 +44,10 @@ _DIGIT_GROUP = re.compile(
     r"(?<=\d)[,.' \u2019\u00a0\u2009\u202f](?=\d{3}(?!\w))|(?<=\d),(?=\d\d,\d)"
 )
 # Letters that do not decompose but are written without their stroke alike.
-_LETTERS = {"ı": "i", "ł": "l", "đ": "d", "ø": "o", "ħ": "h", "ŧ": "t"}
+_LETTERS = {"ı": "i", "ł": "l", "đ": "d", "ø": "o", "ħ": "h", "ŧ": "t",
+            # Arabic letters written alike in much of the Arab world and in Persian:
+            # dotless ى (and Persian ی) for ي, ة for ه at a word's end, Persian ک for ك.
+            "ى": "ي", "ی": "ي", "ة": "ه", "ک": "ك"}  # fmt: skip
 
 
 class _Folds(dict[int, str | None]):
