@@ -34,6 +34,7 @@ from streams.domain.guards import Claim
 from streams.domain.mending import FILLERS, little, may_elide, may_leave_out, mended, typos
 from streams.domain.mood import asked, supposed, wished
 from streams.domain.negation import negated_after, negated_before
+from streams.domain.support import unmentioned
 from streams.domain.wording import Wording, is_unspaced, normalise, tokens, wording
 from streams.events import Message, Role
 
@@ -294,12 +295,22 @@ def check_quotes(claims: Sequence[Claim], messages: Sequence[Message]) -> list[C
     budget = [_CLOSE_BUDGET]
     out = []
     for claim in claims:
-        reason = _quote_problem(claim.quote, said, budget)
+        reason = _quote_problem(claim.quote, said, budget) or _unsupported(claim)
         if reason is not None:
             why = reason if claim.untrusted is None else f"{claim.untrusted}; {reason}"
             claim = replace(claim, untrusted=why[:300])
         out.append(claim)
     return out
+
+
+def _unsupported(claim: Claim) -> str | None:
+    """Why the quote, the user's own statement, is no proof of the claim, if it is not:
+    it mentions nothing of the claim's object (streams/domain/support.py)."""
+    if not unmentioned(claim.object, claim.quote):
+        return None
+    quote = claim.quote if len(claim.quote) <= 120 else claim.quote[:119] + "…"
+    obj = claim.object if len(claim.object) <= 80 else claim.object[:79] + "…"
+    return f"quote {quote!r} does not mention {obj!r}"
 
 
 def _quote_problem(quote: str, said: Sequence[_Said], budget: list[int]) -> str | None:

@@ -84,7 +84,7 @@ SCENARIOS: dict[str, Scenario] = {
         verdict=verdicts({("user sold honda civic", "user drives honda civic"): "old"}),
     ),
     "retiring-novablast": Scenario(
-        [("ep-1", "I run in my Novablast 5.",
+        [("ep-1", "I run in my Novablast 5; they have 300 km on them.",
           graph({"novablast 5": "PRODUCT"}, claim("user", "owns", "novablast 5"),
                 claim("novablast 5", "has mileage of", "300 km"))),
          ("ep-2", "I'm retiring my Novablast 5 at the end of the year.",

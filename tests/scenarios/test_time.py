@@ -21,7 +21,7 @@ from streams.model.fakes.book import ScriptBook, TenantScript, always, claim, gr
 from streams.model.ports import EmbedInput
 from streams.store.facts_query import facts_at
 from tests.support.clock import NOW, ago, date_in, midnight
-from tests.support.events import episode
+from tests.support.events import episode, telling
 from tests.support.fact_table import Row, fact_table, model_calls, table
 from tests.support.pipeline import Pipeline, delete_pipeline_topics, pipeline_settings
 
@@ -181,8 +181,8 @@ async def run(kafka_bootstrap: str, database_url: str) -> AsyncIterator[Run]:
             extract_failures=dict(case.failures or {}),
             embed_fail=failing_embeddings(case.embed_outages or {}),
         ))  # fmt: skip
-        events[name] = [episode(*tenant, ep, f"said {ep}", completed_at=when)
-                        for ep, when, _ in case.episodes]  # fmt: skip
+        events[name] = [episode(*tenant, ep, telling(g), completed_at=when)
+                        for ep, when, g in case.episodes]  # fmt: skip
     pipeline = Pipeline(settings, book.models())
     try:
         async with pipeline:

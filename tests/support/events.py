@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from datetime import UTC, datetime, timedelta
 
+from streams.domain.graph import RawGraph
 from streams.events import EpisodeCompleted, Message, Role, Window
 
 # Ten days ago: when the test conversations took place.
@@ -37,3 +38,10 @@ def new_tenant() -> tuple[str, str]:
     """A (dataset, project_id) no other test uses."""
     hex_id = uuid.uuid4().hex[:10]
     return f"ds-{hex_id}", f"p-{hex_id}"
+
+
+def telling(graph: RawGraph) -> str:
+    """A user message that states what ``graph`` claims, so its claims' quotes (the
+    user's words, QUOTE_THE_USER) mention what each claim says."""
+    claims = [*graph.relationships, *graph.literalFacts]
+    return ". ".join(f"{c.subject} {c.predicate} {c.object}" for c in claims) or "Nothing new."
