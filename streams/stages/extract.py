@@ -26,6 +26,7 @@ import itertools
 import logging
 import uuid
 from collections.abc import Awaitable, Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel
@@ -258,10 +259,14 @@ class ExtractStage(PipelineStage[EpisodeCompleted]):
             " guards", *_ids(event), len(facts), sum(f.untrusted is not None for f in facts),
             len(entities), len(dropped),
         )  # fmt: skip
-        # Published even when empty: the writer must still mark the episode done.
+        # Published even when empty: the writer must still mark the episode done. A
+        # publisher's clock a few minutes ahead (events.MAX_CLOCK_SKEW) must not make the
+        # statement newer than what is said after it, nor true only later: it was said
+        # by now at the latest.
+        stated_at = min(event.completed_at, datetime.now(UTC))
         graph = FactsExtracted(
             dataset=event.dataset, project_id=event.project_id, episode_id=event.episode_id,
-            source_event_id=event.event_id, claim_token=token, stated_at=event.completed_at,
+            source_event_id=event.event_id, claim_token=token, stated_at=stated_at,
             entities=entities, facts=facts, dropped=dropped,
         )  # fmt: skip
         return [graph]

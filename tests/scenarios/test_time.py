@@ -11,7 +11,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -19,6 +19,7 @@ from streams.domain.graph import RawGraph
 from streams.events import EpisodeCompleted
 from streams.model.fakes.book import ScriptBook, TenantScript, always, claim, graph
 from streams.model.ports import EmbedInput
+from streams.store import facts_query
 from streams.store.facts_query import facts_at
 from tests.support.clock import NOW, ago, date_in, midnight
 from tests.support.events import episode, telling
@@ -140,6 +141,14 @@ CASES: dict[str, Case] = {
          ("ep-2", ago(8), graph({"rome": "PLACE"}, claim("user", "lives in", "rome")))],
         embed_outages={"ep-1": 1},
     ),
+    # A publisher's clock ten minutes ahead, then one a minute ahead: each was said by
+    # the time it arrived, in the order it arrived, and is true from then, not later.
+    "clock-ahead": Case([
+        ("ep-1", ago(-10 / 1440), graph({"vandelay": "ORG"},
+                                        claim("user", "works at", "vandelay"))),
+        ("ep-2", ago(-1 / 1440), graph({"kramerica": "ORG"},
+                                       claim("user", "works at", "kramerica"))),
+    ]),
     "no-failure": Case(
         [("ep-1", ago(9), graph({"oslo": "PLACE"}, claim("user", "lives in", "oslo"))),
          ("ep-2", ago(8), graph({"rome": "PLACE"}, claim("user", "lives in", "rome")))],
@@ -196,6 +205,23 @@ async def run(kafka_bootstrap: str, database_url: str) -> AsyncIterator[Run]:
             yield Run(pipeline, tenants, events, book)
     finally:
         delete_pipeline_topics(settings)
+
+
+async def test_a_statement_from_a_clock_ahead_is_true_now_and_older_than_the_next(
+    run: Run,
+) -> None:
+    kramerica = "user works at kramerica"
+    await run.table("clock-ahead")  # every episode written
+    read_at = datetime.now(UTC)
+    rows = await facts_query.history(run.pipeline.pool, *run.tenants["clock-ahead"])
+    said = {(r.object, r.copy_of is not None): r for r in rows}
+    assert sorted(said) == [("kramerica", False), ("vandelay", False), ("vandelay", True)]
+    assert all(r.stated_at <= read_at for r in rows)  # never said after it arrived
+    new = said[("kramerica", False)]
+    ended = said[("vandelay", True)]
+    assert ended.valid_until == new.stated_at and ended.end_reason == "superseded"
+    assert said[("vandelay", False)].invalid_reason == "superseded"
+    assert await run.true_at("clock-ahead", read_at) == [kramerica]
 
 
 async def test_a_future_start_supersedes_at_its_date(run: Run) -> None:
