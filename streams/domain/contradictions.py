@@ -196,7 +196,13 @@ def apply_verdicts(
     """
 
     def verdict(pair: Pair) -> Verdict:
-        return verdicts.get(pair.pair_id, Verdict.NEITHER)
+        said = verdicts.get(pair.pair_id, Verdict.NEITHER)
+        # Against a fact said after it, "new" (that fact stands) and "old" (it changed)
+        # tell the same story in time: the older statement was true until the newer one.
+        # It is kept as history, not lost because the judge read it as the newcomer.
+        if said is Verdict.NEW and stated_after(pair.existing.stated_at, stated_at):
+            return Verdict.OLD
+        return said
 
     rejected: dict[int, Pair] = {}
     for pair in pairs:

@@ -88,6 +88,21 @@ def test_an_old_verdict_for_a_newer_fact_keeps_it_and_stores_the_candidate_as_hi
     assert (history.fact.valid_until, history.ended_by) == (NOW - 5 * DAY, 7)
 
 
+def test_a_new_verdict_for_a_newer_fact_keeps_the_older_statement_as_history() -> None:
+    """A late older episode the judge calls "new" (the stored, newer fact stands): its
+    statement was true until the newer one, as with "old", not dropped."""
+    newer = LiveFact(7, "user", "lives in", "lisbon", stated_at=NOW - 2 * DAY)
+    madrid = Candidate(fact=fact("user", "lives in", "madrid"))
+    judged = apply_verdicts([madrid], [_pair(0, newer)], {0: Verdict.NEW}, stated_at=NOW - 10 * DAY)
+    assert judged.invalidations == [] and judged.dropped == []
+    (history,) = judged.inserts
+    assert (history.fact.valid_until, history.ended_by) == (NOW - 2 * DAY, 7)
+    # said after the stored fact, "new" still discards the candidate
+    older = LiveFact(8, "user", "lives in", "lisbon", stated_at=NOW - 20 * DAY)
+    judged = apply_verdicts([madrid], [_pair(0, older)], {0: Verdict.NEW}, stated_at=NOW - 10 * DAY)
+    assert judged.inserts == [] and [d.reason for d in judged.dropped] == ["superseded_by_existing"]
+
+
 def test_a_fact_ending_at_or_before_its_own_start_never_starts() -> None:
     assert never_starts(NOW + 5 * DAY, NOW + 20 * DAY) and never_starts(NOW, NOW)
     assert not never_starts(NOW + 21 * DAY, NOW + 20 * DAY)
