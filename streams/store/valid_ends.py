@@ -38,14 +38,23 @@ PENDING = has_graph_sql("facts", "$1", "$2")
 # that ended them, $7 the reason, $8 the writing episode, $9 keep an earlier end. A row
 # whose end comes at or before its own valid_from (a plan superseded, closed or cascaded
 # before its date: time.never_starts) is retired with no copy: it is no longer believed,
-# and a fact never ends before it starts.
+# and a fact never ends before it starts. An earlier end is kept ($9) unless the row that
+# gave it is one of those, retired here as never true: "moving to Berlin in June", then
+# "Munich in July instead" ends Oslo in July, not in June.
 _END_ROWS = f"""
 WITH l AS (SELECT * FROM unnest($4::bigint[], $5::timestamptz[], $6::bigint[]) AS l(id, until, by)),
+never AS (
+    SELECT f.id FROM facts f JOIN l ON f.id = l.id
+    WHERE f.valid_from IS NOT NULL
+      AND (CASE WHEN $9 THEN LEAST(f.valid_until, l.until) ELSE l.until END) <= f.valid_from
+),
 ended AS (
     UPDATE facts f SET invalid_at = $3, invalid_reason = $7,
         invalidated_by = CASE WHEN $7 = 'superseded' THEN l.by END
     FROM l WHERE f.id = l.id AND f.{_TENANT.replace(" AND ", " AND f.")} AND f.invalid_at IS NULL
-    RETURNING f.*, CASE WHEN $9 THEN LEAST(f.valid_until, l.until) ELSE l.until END AS new_until,
+    RETURNING f.*,
+        CASE WHEN $9 AND NOT EXISTS (SELECT 1 FROM never n WHERE n.id = f.ended_by)
+            THEN LEAST(f.valid_until, l.until) ELSE l.until END AS new_until,
         l.by AS new_by
 )
 INSERT INTO facts ({COLUMNS})
@@ -55,6 +64,37 @@ SELECT dataset, project_id, subject, predicate, object, kind, subject_entity_id,
     new_by, $7, untrusted_reason, {PENDING}
 FROM ended WHERE valid_from IS NULL OR new_until > valid_from ORDER BY id
 RETURNING id, copy_of, subject, object, kind, object_entity_id, valid_until
+"""
+
+
+# $1 dataset, $2 project, $3 the transaction's clock, $4 rows just ended, $5 the writing
+# episode. Of those, the ones retired with no copy (never true) gave ends they no longer
+# stand behind: each live copy they ended is retired ('reopened') and copied again with
+# the end it had before (its original's), so "moving to Berlin in June", then "not moving
+# after all", leaves Oslo open-ended again.
+_REOPEN = f"""
+WITH gone AS (
+    SELECT g.id FROM facts g
+    WHERE g.{_TENANT.replace(" AND ", " AND g.")} AND g.id = ANY($4::bigint[])
+      AND g.invalid_at IS NOT NULL
+      AND NOT EXISTS (SELECT 1 FROM facts c WHERE c.copy_of = g.id AND c.invalid_at IS NULL)
+),
+back AS (
+    UPDATE facts f SET invalid_at = $3, invalid_reason = 'reopened'
+    FROM gone WHERE f.ended_by = gone.id AND f.{_TENANT.replace(" AND ", " AND f.")}
+      AND f.invalid_at IS NULL AND f.copy_of IS NOT NULL
+    RETURNING f.*
+)
+INSERT INTO facts ({COLUMNS})
+SELECT b.dataset, b.project_id, b.subject, b.predicate, b.object, b.kind,
+    b.subject_entity_id, b.object_entity_id, b.confidence, b.source_quote, $5,
+    CASE WHEN o.valid_until IS NULL OR o.valid_until > $3
+        THEN coalesce(b.embedding, o.embedding) END,
+    b.valid_from, o.valid_until, $3, b.stated_at, b.id, o.ended_by, o.end_reason,
+    b.untrusted_reason, {PENDING}
+FROM back b JOIN facts o ON o.id = b.copy_of
+ORDER BY b.id
+RETURNING id
 """
 
 
@@ -98,6 +138,8 @@ async def end_rows(
             [c["copy_of"] for c in copies],
             [c["id"] for c in copies],
         )
+    if len(copies) < len(ends):  # some row ended with no copy: never true
+        await conn.fetch(_REOPEN, *tenant, [e[0] for e in ends], episode_id)
     return copies
 
 

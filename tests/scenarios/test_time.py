@@ -118,6 +118,24 @@ CASES: dict[str, Case] = {
         ("ep-2", ago(5), graph({"beta": "ORG"},
                                claim("user", "works at", "beta", since=JOIN_BETA))),
     ]),
+    # "I live in Oslo"; "moving to Berlin in two months"; then "Munich in three months
+    # instead": Berlin was never true, and Oslo lasts until Munich begins.
+    "move-plan-changed": Case([
+        ("ep-0", ago(100), graph({"oslo": "PLACE"}, claim("user", "lives in", "oslo"))),
+        ("ep-1", ago(30), graph({"berlin": "PLACE"},
+                                claim("user", "lives in", "berlin", since=date_in(60)))),
+        ("ep-2", ago(5), graph({"munich": "PLACE"},
+                               claim("user", "lives in", "munich", since=date_in(90)))),
+    ]),
+    # "I live in Oslo"; "moving to Berlin in two months"; then "not moving to Berlin after
+    # all": the plan was never true, and Oslo is open-ended again.
+    "move-plan-cancelled": Case([
+        ("ep-0", ago(100), graph({"oslo": "PLACE"}, claim("user", "lives in", "oslo"))),
+        ("ep-1", ago(30), graph({"berlin": "PLACE"},
+                                claim("user", "lives in", "berlin", since=date_in(60)))),
+        ("ep-2", ago(5), graph({"berlin": "PLACE"},
+                               claim("user", "lives in", "berlin", until=date_in(-5)))),
+    ]),
     # The same two plans, the older one arriving late.
     "late-older-plan-changed": Case([
         ("ep-new", ago(5), graph({"beta": "ORG"},
@@ -358,6 +376,29 @@ async def test_a_plan_changed_before_its_date_was_never_true_even_between_the_da
     ])  # fmt: skip
     assert await run.true_at("plan-changed", BETWEEN_THE_PLANS) == []
     assert await run.true_at("plan-changed", midnight(JOIN_BETA) + timedelta(days=1)) == [beta]
+
+
+async def test_a_plan_replaced_before_its_date_leaves_no_gap(run: Run) -> None:
+    name = "move-plan-changed"
+    for days, expected in [(30, "oslo"), (70, "oslo"), (89, "oslo"), (91, "munich")]:
+        assert await run.true_at(name, midnight(date_in(days))) == [f"user lives in {expected}"]
+    rows = await facts_query.history(run.pipeline.pool, *run.tenants[name])
+    berlin = [r for r in rows if r.object == "berlin"]
+    assert [r.invalid_reason for r in berlin] == ["superseded"]  # never true: no copy
+    (oslo,) = [r for r in rows if r.object == "oslo" and r.invalid_at is None]
+    assert oslo.valid_until == midnight(date_in(90)) and oslo.end_reason == "superseded"
+
+
+async def test_a_plan_cancelled_before_its_date_gives_the_current_fact_back(run: Run) -> None:
+    name = "move-plan-cancelled"
+    for days in (-50, 30, 70, 400):
+        assert await run.true_at(name, midnight(date_in(days))) == ["user lives in oslo"]
+    rows = await facts_query.history(run.pipeline.pool, *run.tenants[name])
+    assert [r.invalid_reason for r in rows if r.object == "berlin"] == ["closed"]  # no copy
+    (oslo,) = [r for r in rows if r.object == "oslo" and r.invalid_at is None]
+    assert (oslo.valid_until, oslo.end_reason, oslo.ended_by) == (None, None, None)
+    reopened = [r for r in rows if r.invalid_reason == "reopened"]
+    assert [(r.object, r.valid_until) for r in reopened] == [("oslo", midnight(date_in(60)))]
 
 
 async def test_a_late_plan_changed_before_its_date_is_dropped(run: Run) -> None:
