@@ -9,7 +9,9 @@ ends nothing and is dropped as ``untrusted_closure``. A closure only ends a row 
 no later than the closing statement (event time beats arrival order); against a row said
 later, the candidate goes on as a fact of its own, which the judge pairs and the writer
 stores as history. A row whose valid time already ended is history: a candidate of the
-same triple after it ("member of fitbox" again) survives and is stored beside it.
+same triple after it ("member of fitbox" again) survives and is stored beside it, and so
+does an open-ended restatement of a row a plan set to end ("I'm staying in Oslo" after
+"moving to Berlin in June"), for the judge to weigh against the plan.
 
 Near-duplicate pass: a survivor whose embedding reaches the threshold against a live
 fact or an earlier survivor of the same subject is dropped. Three exceptions keep
@@ -97,7 +99,9 @@ def exact_pass(
         rows = believed.get(fact.triple, ())
         same = next((r for r in rows if _same_time(fact, r)), None)
         current = next((r for r in reversed(rows) if is_current(r.valid_until, now)), None)
-        if same is not None or (current is not None and fact.valid_until is None):
+        if current is not None and _restates_past_a_plan(fact, current, stated_at, min_confidence):
+            out.survivors.append(fact)  # for the judge, against the plan that ends it
+        elif same is not None or (current is not None and fact.valid_until is None):
             row = same or current
             assert row is not None
             out.dropped.append(
@@ -118,6 +122,21 @@ def exact_pass(
         else:
             out.survivors.append(fact)
     return out
+
+
+def _restates_past_a_plan(
+    fact: Fact, current: LiveFact, stated_at: datetime, min_confidence: float
+) -> bool:
+    """Whether an open-ended ``fact`` restates ``current`` after a plan set its end ("I
+    live in Oslo", "moving to Berlin in June", then "I'm staying in Oslo"): no duplicate,
+    but a statement the judge weighs against that plan."""
+    return (
+        fact.valid_until is None
+        and current.valid_until is not None
+        and current.end_reason == "superseded"
+        and not stated_after(current.stated_at, stated_at)
+        and trusted_to_end(fact, min_confidence)
+    )
 
 
 def _same_time(fact: Fact, row: LiveFact) -> bool:

@@ -31,6 +31,7 @@ class LiveFact:
     object_entity_id: int | None = None
     episode_id: str = ""
     stated_at: datetime | None = None  # when the user said it (event time)
+    end_reason: str | None = None  # why its valid time ends, when another row ended it
     similarity: float | None = None  # to the query that found it, when searched
     embedding: Sequence[float] | None = None  # when read for the contradiction band
 

@@ -28,7 +28,8 @@ LIVE_SQL = "t.invalid_at IS NULL AND (t.valid_until IS NULL OR t.valid_until > n
 
 _COLUMNS = (
     "t.id, t.subject, t.predicate, t.object, t.kind, t.confidence, t.valid_from,"
-    " t.valid_until, t.subject_entity_id, t.object_entity_id, t.episode_id, t.stated_at"
+    " t.valid_until, t.subject_entity_id, t.object_entity_id, t.episode_id, t.stated_at,"
+    " t.end_reason"
 )
 
 # Live facts of one subject read per candidate, nearest first. Dedup reads them once for
@@ -63,6 +64,7 @@ def live_fact_from_row(row: Any, embedding: Any = None) -> LiveFact:
         object_entity_id=row.get("object_entity_id"),
         episode_id=row.get("episode_id") or "",
         stated_at=row.get("stated_at"),
+        end_reason=row.get("end_reason"),
         similarity=None if sim is None else float(sim),
         embedding=None if embedding is None else embedding.to_list(),
     )

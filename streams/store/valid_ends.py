@@ -71,7 +71,8 @@ RETURNING id, copy_of, subject, object, kind, object_entity_id, valid_until
 # episode. Of those, the ones retired with no copy (never true) gave ends they no longer
 # stand behind: each live copy they ended is retired ('reopened') and copied again with
 # the end it had before (its original's), so "moving to Berlin in June", then "not moving
-# after all", leaves Oslo open-ended again.
+# after all", leaves Oslo open-ended again (unless the episode itself just said so: its
+# open-ended row stands, and the unique index keeps it one).
 _REOPEN = f"""
 WITH gone AS (
     SELECT g.id FROM facts g
@@ -94,6 +95,8 @@ SELECT b.dataset, b.project_id, b.subject, b.predicate, b.object, b.kind,
     b.untrusted_reason, {PENDING}
 FROM back b JOIN facts o ON o.id = b.copy_of
 ORDER BY b.id
+ON CONFLICT (dataset, project_id, subject, predicate, object)
+    WHERE invalid_at IS NULL AND valid_until IS NULL DO NOTHING
 RETURNING id
 """
 

@@ -136,6 +136,14 @@ CASES: dict[str, Case] = {
         ("ep-2", ago(5), graph({"berlin": "PLACE"},
                                claim("user", "lives in", "berlin", until=date_in(-5)))),
     ]),
+    # "I live in Oslo"; "moving to Berlin in two months"; then "I'm staying in Oslo": no
+    # duplicate of the Oslo row that ends in two months, but the plan's end.
+    "move-plan-kept-home": Case([
+        ("ep-0", ago(100), graph({"oslo": "PLACE"}, claim("user", "lives in", "oslo"))),
+        ("ep-1", ago(30), graph({"berlin": "PLACE"},
+                                claim("user", "lives in", "berlin", since=date_in(60)))),
+        ("ep-2", ago(5), graph({"oslo": "PLACE"}, claim("user", "lives in", "oslo"))),
+    ]),
     # The same two plans, the older one arriving late.
     "late-older-plan-changed": Case([
         ("ep-new", ago(5), graph({"beta": "ORG"},
@@ -399,6 +407,16 @@ async def test_a_plan_cancelled_before_its_date_gives_the_current_fact_back(run:
     assert (oslo.valid_until, oslo.end_reason, oslo.ended_by) == (None, None, None)
     reopened = [r for r in rows if r.invalid_reason == "reopened"]
     assert [(r.object, r.valid_until) for r in reopened] == [("oslo", midnight(date_in(60)))]
+
+
+async def test_staying_put_after_a_plan_cancels_the_plan(run: Run) -> None:
+    name = "move-plan-kept-home"
+    for days in (30, 70, 400):
+        assert await run.true_at(name, midnight(date_in(days))) == ["user lives in oslo"]
+    rows = await facts_query.history(run.pipeline.pool, *run.tenants[name])
+    assert [r.invalid_reason for r in rows if r.object == "berlin"] == ["superseded"]
+    (oslo,) = [r for r in rows if r.object == "oslo" and r.invalid_at is None]
+    assert (oslo.valid_until, oslo.episode_id) == (None, "ep-2")
 
 
 async def test_a_late_plan_changed_before_its_date_is_dropped(run: Run) -> None:
