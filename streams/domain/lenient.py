@@ -51,11 +51,49 @@ class ItemByItem(BaseModel):
     def _item_by_item(cls, data: Any, handler: Any) -> Any:
         rejected: list[str] = []
         if isinstance(data, dict):
+            data = shaped(cls, data)
             lists = {k: read_items(k, data.get(k), m, rejected) for k, m in cls.item_models.items()}
             data = {**data, **lists}
         out = handler(data)
         out._rejected = rejected + out._rejected
         return out
+
+
+_WRAP_DEPTH = 3  # objects looked into for an answer wrapped in envelopes
+
+
+def _fold_key(key: str) -> str:
+    return re.sub(r"[\s_\-]", "", key).casefold()
+
+
+def with_field_names(model: type[BaseModel], data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with keys that name a field of ``model`` in another case or spelling
+    ("Relationships", "literal_facts", "source_quote") renamed to it; a list under both
+    spellings is read whole."""
+    fields = {_fold_key(name): name for name in model.model_fields}
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        name = key if key in model.model_fields else fields.get(_fold_key(key), key)
+        if name in out and isinstance(out[name], list) and isinstance(value, list):
+            out[name] = [*out[name], *value]
+        elif name not in out or name == key:
+            out[name] = value
+    return out
+
+
+def shaped(model: type[BaseModel], data: dict[str, Any], depth: int = 0) -> dict[str, Any]:
+    """``data`` with the model's field names (:func:`with_field_names`); when it names
+    none, the first object inside it that does (``{"status": "ok", "result": {...}}``,
+    ``{"data": {"graph": {...}}}``), up to a few envelopes deep."""
+    named = with_field_names(model, data)
+    if depth >= _WRAP_DEPTH or any(name in named for name in model.model_fields):
+        return named
+    for value in data.values():
+        if isinstance(value, dict):
+            inner = shaped(model, value, depth + 1)
+            if any(name in inner for name in model.model_fields):
+                return inner
+    return named
 
 
 def read_items(
@@ -74,6 +112,8 @@ def read_items(
         if isinstance(item, model):
             kept.append(item)
             continue
+        if isinstance(item, dict):
+            item = with_field_names(model, item)
         try:
             kept.append(model.model_validate(item))
         except ValidationError as exc:
@@ -130,7 +170,7 @@ def _read(model: type[M], text: str) -> M:
             raise
         refused = exc
     mended = _SURROGATES.sub(_mend_surrogate, text)
-    values = _json_values(mended)
+    values = _json_values(mended) or _json_values(relaxed(mended))
     cut_off = None
     if not values:
         cut_off = closed_prefix(mended)
@@ -147,7 +187,7 @@ def _read(model: type[M], text: str) -> M:
     if ignored and isinstance(reply, ItemByItem):
         reply.rejected.append(
             f"{ignored} JSON value(s) after the answer's first object ignored: they hold no"
-            " list entries to add to it"
+            f" list entries to add to it, or come after the first {_MAX_VALUES} read"
         )
     return reply
 
@@ -161,7 +201,7 @@ def _merged(values: list[Any]) -> tuple[Any, int]:
         return first, len(values) - 1
     merged = dict(first)
     for later in values[1:]:
-        if not isinstance(later, dict):
+        if later is _UNREAD or not isinstance(later, dict):
             ignored += 1
             continue
         lists = {k: v for k, v in later.items()
@@ -230,6 +270,7 @@ def _find_json(text: str) -> Any:
     return None
 
 
+_UNREAD = object()  # stands for what _json_values left unread past its bound
 # JSON values read after the first: a split answer has a few, never hundreds.
 _MAX_VALUES = 8
 _MAX_TRIES = 32
@@ -258,6 +299,8 @@ def _json_values(text: str) -> list[Any]:
                 end = at_next + 1
                 continue
             values.append(value)
+        if cut.find("{", end) >= 0:
+            values.append(_UNREAD)  # more braces after the bound: said, not read
         return values
     return []
 
@@ -290,6 +333,35 @@ def closed_prefix(text: str) -> tuple[Any, int] | None:
         return _DECODER.decode(cut[: last[0]] + last[1]), begin + last[0]
     except (ValueError, RecursionError):
         return None
+
+
+_TRAILING_COMMA = re.compile(r",(\s*[\]}])")
+
+
+def relaxed(text: str) -> str:
+    """``text`` without what JSON forbids and models still write: comments (``// ...``,
+    ``/* ... */``) and trailing commas (``[1, 2,]``), outside strings."""
+    pieces: list[str] = []
+    at, length = 0, len(text)
+    in_string = escaped = False
+    while at < length:
+        ch = text[at]
+        if in_string:
+            in_string = escaped or ch != '"'
+            escaped = not escaped and ch == "\\"
+        elif ch == '"':
+            in_string = True
+        elif text.startswith("//", at):
+            end = text.find("\n", at)
+            at = length if end < 0 else end
+            continue
+        elif text.startswith("/*", at):
+            end = text.find("*/", at + 2)
+            at = length if end < 0 else end + 2
+            continue
+        pieces.append(ch)
+        at += 1
+    return _TRAILING_COMMA.sub(r"\1", "".join(pieces))
 
 
 def _brackets(text: str) -> Iterator[tuple[int, str]]:

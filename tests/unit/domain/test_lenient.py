@@ -214,3 +214,28 @@ def test_a_judges_answer_cut_off_keeps_its_complete_verdicts() -> None:
     text = '{"verdicts": [{"pair_id": 1, "verdict": "old"}, {"pair_id": 2, "verd'
     reply = read_reply(JudgeOutput, text)
     assert [(v.pair_id, v.verdict) for v in reply.verdicts] == [(1, "old")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"status": "ok", "result": ' + CLEAN + "}",  # an envelope beside a status
+        '{"data": {"result": ' + CLEAN + "}}",  # envelopes in envelopes
+        CLEAN.replace('"entities"', '"Entities"').replace('"relationships"', '"Relationships"')
+        .replace('"literalFacts"', '"literal_facts"'),  # another case or spelling
+        CLEAN.replace('"sourceQuote"', '"source_quote"').replace('"confidence"', '"Confidence"'),
+        CLEAN.replace("}],", "},],").replace("]}", "],}"),  # trailing commas
+        "{\n  // the entities\n"
+        + CLEAN[1:].replace(', "literalFacts"', ' /* none */, "literalFacts"'),  # comments
+    ],
+)  # fmt: skip
+def test_an_answer_in_another_shape_or_with_what_json_forbids_reads_the_same(text: str) -> None:
+    graph = read_reply(RawGraph, text)
+    assert graph.model_dump() == read_reply(RawGraph, CLEAN).model_dump()
+    assert graph.rejected == []
+
+
+def test_objects_past_the_bound_of_a_split_answer_are_said_to_be_left_unread() -> None:
+    claim = '{"relationships": [{"subject": "user", "predicate": "likes", "object": "tea"}]}'
+    graph = read_reply(RawGraph, CLEAN + "\n" + "\n".join([claim] * 50))
+    assert len(graph.rejected) == 1 and "after the first 8 read" in graph.rejected[0]
