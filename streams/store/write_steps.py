@@ -36,6 +36,19 @@ _OWN_IDS = (
     " (SELECT id FROM entities WHERE id = t.oe AND dataset = $1 AND project_id = $2) AS oe,"
     " (SELECT id FROM facts WHERE id = t.eb AND dataset = $1 AND project_id = $2) AS eb"
 )
+# A fact anchored on an entity (its subject, not the user) is born with the end of the
+# user's link to it when every live link ends ahead ("I'm selling my Volvo next month",
+# then "it passed 45000 km"): it lasts as long as the Volvo is the user's, as the cascade
+# ends the anchored facts said before. An open link (listed first), or one already past,
+# gives no end.
+_LINK_END = (
+    "SELECT CASE WHEN l.valid_until > $3 THEN l.valid_until END AS until,"
+    " CASE WHEN l.valid_until > $3 THEN l.id END AS by"
+    " FROM facts l WHERE t.s <> 'user' AND t.vu IS NULL AND l.dataset = $1"
+    " AND l.project_id = $2 AND l.invalid_at IS NULL AND l.subject = 'user'"
+    " AND l.kind = 'relationship' AND (l.object = t.s OR l.object_entity_id = own.se)"
+    " ORDER BY l.valid_until DESC NULLS FIRST LIMIT 1"
+)
 _ON_OPEN_CONFLICT = (
     " ON CONFLICT (dataset, project_id, subject, predicate, object)"
     " WHERE invalid_at IS NULL AND valid_until IS NULL DO NOTHING RETURNING id"
@@ -181,13 +194,15 @@ class EpisodeWriter:
             "WITH staged AS (DELETE FROM staged_vectors WHERE dataset = $1 AND project_id = $2"
             " AND event_id = $18 RETURNING ord, embedding)"
             f" INSERT INTO facts ({COLUMNS}) SELECT $1, $2, s, p, o, k, own.se, own.oe, conf, q,"
-            " $4, COALESCE(e, staged.embedding), vf, vu, $3, $5, NULL, own.eb,"
-            f" CASE WHEN own.eb IS NOT NULL THEN 'superseded' END, ut, {PENDING}"
+            " $4, COALESCE(e, staged.embedding), vf, COALESCE(vu, link.until), $3, $5, NULL,"
+            " COALESCE(own.eb, link.by), CASE WHEN own.eb IS NOT NULL THEN 'superseded'"
+            f" WHEN link.until IS NOT NULL THEN 'cascade' END, ut, {PENDING}"
             " FROM unnest($6::text[], $7::text[], $8::text[], $9::text[], $10::bigint[],"
             " $11::bigint[], $12::real[], $13::text[], $14::vector[], $15::timestamptz[],"
             " $16::timestamptz[], $17::bigint[], $19::text[], $20::int[]) WITH ORDINALITY"
             " AS t(s, p, o, k, se, oe, conf, q, e, vf, vu, eb, ut, vr, n)"
             f" CROSS JOIN LATERAL ({_OWN_IDS}) AS own"
+            f" LEFT JOIN LATERAL ({_LINK_END}) AS link ON true"
             " LEFT JOIN staged ON staged.ord = t.vr ORDER BY n"
             + _ON_OPEN_CONFLICT
             + ", subject, predicate, object, embedding IS NULL AS unembedded"

@@ -96,6 +96,15 @@ CASES: dict[str, Case] = {
         ("ep-2", ago(5), graph({"honda civic": "VEHICLE"},
                                claim("user", "drives", "honda civic", until=SELL_CIVIC))),
     ]),
+    # The same sale, then, before its date, "my Civic just passed 85000 km": a fact about
+    # the car that lasts as long as the car is the user's.
+    "fact-after-future-closure": Case([
+        ("ep-1", ago(10), CIVIC),
+        ("ep-2", ago(5), graph({"honda civic": "VEHICLE"},
+                               claim("user", "drives", "honda civic", until=SELL_CIVIC))),
+        ("ep-3", ago(2), graph({"honda civic": "VEHICLE"},
+                               claim("honda civic", "has mileage of", "85000 km"))),
+    ]),
     # "I'm joining Acme in 20 days", then, before that day, "I work at Beta": the plan is
     # off, and it was never true.
     "plan-cancelled": Case([
@@ -326,6 +335,20 @@ async def test_a_future_closure_ends_the_fact_and_its_anchored_facts_at_its_date
     assert await run.true_at("future-closure", NOW) == both  # not before its date
     assert await run.true_at("future-closure", until - timedelta(hours=1)) == both
     assert await run.true_at("future-closure", until + timedelta(hours=1)) == []
+
+
+async def test_a_fact_about_a_thing_the_user_is_parting_with_ends_when_they_part(
+    run: Run,
+) -> None:
+    name, until = "fact-after-future-closure", midnight(SELL_CIVIC)
+    await run.table(name)
+    rows = await facts_query.history(run.pipeline.pool, *run.tenants[name])
+    (newer,) = [r for r in rows if r.object == "85000 km"]
+    assert (newer.valid_until, newer.end_reason, newer.invalid_at) == (until, "cascade", None)
+    assert await run.true_at(name, until - timedelta(hours=1)) == [
+        "honda civic has mileage of 85000 km", "user drives honda civic",
+    ]  # fmt: skip
+    assert await run.true_at(name, until + timedelta(hours=1)) == []
 
 
 async def test_a_late_older_episode_never_supersedes_a_newer_fact(run: Run) -> None:
