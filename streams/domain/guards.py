@@ -106,10 +106,12 @@ def cap_length(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit].rstrip()
 
 
-def sanitise_date(value: object) -> tuple[datetime | None, bool]:
+def sanitise_date(value: object, *, end: bool = False) -> tuple[datetime | None, bool]:
     """(parsed UTC datetime or None, rejected?). Null means "not stated", not a rejection;
     placeholders ("YYYY-MM-DD"), junk and non-strings (a number, an object) are rejected.
-    RFC 3339's "t", "z" are read; a bare year or year-month ("since 2015") is its first day."""
+    RFC 3339's "t", "z" are read; a bare year or year-month ("since 2015") is its first
+    day, or, as an ``end`` ("until 2019", "in Turin in March": from and until "2026-03"),
+    the first day after it, so the period named is inside the fact's valid time."""
     if value is None:
         return None, False
     if not isinstance(value, str):
@@ -120,7 +122,7 @@ def sanitise_date(value: object) -> tuple[datetime | None, bool]:
     if _PLACEHOLDER.search(text):
         return None, True
     if partial := _YEAR_MONTH.fullmatch(text):  # month 00 or 13 stays unparseable
-        text = f"{partial[1]}-{partial[2] or '01'}-01"
+        text = _first_day(partial[1], partial[2], after=end)
     try:
         parsed = datetime.fromisoformat(text.upper().replace("Z", "+00:00"))
         # An offset can push year 1 or 9999 out of range (OverflowError).
@@ -130,6 +132,17 @@ def sanitise_date(value: object) -> tuple[datetime | None, bool]:
     if not EARLIEST_YEAR <= moment.year <= LATEST_YEAR:  # what an event may carry
         return None, True
     return moment, False
+
+
+def _first_day(year: str, month: str | None, *, after: bool) -> str:
+    """The ISO date a bare year or year-month stands for: its first day, or (``after``)
+    the first day after it."""
+    y, m = int(year), int(month) if month else None
+    if not after or (m is not None and not 1 <= m <= 12):
+        return f"{year}-{month or '01'}-01"
+    if m is None or m == 12:
+        return f"{y + 1:04d}-01-01"
+    return f"{y:04d}-{m + 1:02d}-01"
 
 
 # --- entity-list guards ------------------------------------------------------------------
@@ -180,7 +193,7 @@ def clean_claim(
     dropped: list[Dropped] = []
     dates: dict[str, datetime | None] = {}
     for label, value in (("validFrom", raw.validFrom), ("validUntil", raw.validUntil)):
-        dates[label], rejected = sanitise_date(value)
+        dates[label], rejected = sanitise_date(value, end=label == "validUntil")
         if rejected:
             dropped.append(_drop_claim("invalid_date", f"{label} {value!r} rejected", claim))
     since, until = dates["validFrom"], dates["validUntil"]

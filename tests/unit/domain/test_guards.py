@@ -661,7 +661,30 @@ def test_a_claim_since_a_bare_year_keeps_its_date() -> None:
         raw("user", "lives in", "berlin", validFrom="2015", validUntil="2024-06"), REL, SETTINGS
     )
     assert dropped == [] and c is not None
+    # since the first day of 2015, until June 2024 is over: June is inside
     assert (c.valid_from, c.valid_until) == (
-        datetime(2015, 1, 1, tzinfo=UTC), datetime(2024, 6, 1, tzinfo=UTC),
+        datetime(2015, 1, 1, tzinfo=UTC), datetime(2024, 7, 1, tzinfo=UTC),
     )  # fmt: skip
     c.to_fact()  # a valid event
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [("2019", datetime(2020, 1, 1, tzinfo=UTC)), ("2026-03", datetime(2026, 4, 1, tzinfo=UTC)),
+     ("2026-12", datetime(2027, 1, 1, tzinfo=UTC)),
+     ("2026-03-15", datetime(2026, 3, 15, tzinfo=UTC))],
+)  # fmt: skip
+def test_a_bare_year_or_month_as_an_end_is_the_first_day_after_it(
+    given: str, expected: datetime
+) -> None:
+    assert sanitise_date(given, end=True) == (expected, False)
+    assert sanitise_date("2015-13", end=True) == (None, True)
+
+
+def test_a_fact_of_one_month_is_true_in_that_month() -> None:
+    c, _ = clean_claim(
+        raw("user", "lives in", "turin", validFrom="2026-03", validUntil="2026-03"), REL, SETTINGS
+    )
+    assert c is not None and (c.valid_from, c.valid_until) == (
+        datetime(2026, 3, 1, tzinfo=UTC), datetime(2026, 4, 1, tzinfo=UTC),
+    )  # fmt: skip
