@@ -147,6 +147,11 @@ _PRUNE_UNREFERENCED = (
     " AND e.name = ANY($3::text[]) AND e.name <> $4"
     " AND NOT EXISTS (SELECT 1 FROM facts f WHERE f.subject_entity_id = e.id)"
     " AND NOT EXISTS (SELECT 1 FROM facts f WHERE f.object_entity_id = e.id)"
+    # nor by its name alone (a fact written without the entity's id): its subject, or
+    # the object of the user's link to it
+    " AND NOT EXISTS (SELECT 1 FROM facts f WHERE f.dataset = $1 AND f.project_id = $2"
+    "   AND f.invalid_at IS NULL AND (f.subject = e.name"
+    "   OR (f.subject = $4 AND f.object = e.name)))"
     " RETURNING e.name, e.type"
 )
 
@@ -154,9 +159,10 @@ _PRUNE_UNREFERENCED = (
 async def prune_unreferenced(
     conn: Any, dataset: str, project_id: str, names: Sequence[str]
 ) -> list[tuple[str, str]]:
-    """Delete the entities of these names that no fact names, live or history, and return
-    their (name, type). The seed's orphan pruning, after resolution: an entity resolution
-    stored for a claim that dedup, the judge or the writer then dropped. The user entity
+    """Delete the entities of these names that no fact names, by id (live or history) or
+    by name (live), and return their (name, type). The seed's orphan pruning, after
+    resolution: an entity resolution stored for a claim that dedup, the judge or the
+    writer then dropped. The user entity
     stays. The per-tenant gate makes this safe: no later episode of the tenant has been
     resolved against these entities yet."""
     if not names:

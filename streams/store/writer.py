@@ -33,6 +33,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from streams.domain.dedup import EXACT, IN_BATCH
 from streams.events import Dropped, DropStage, FactsJudged
 from streams.store.consumed_offsets import ConsumedRecord, claim_after
 from streams.store.entities import prune_unreferenced
@@ -93,13 +94,20 @@ async def write_judged(
     return result
 
 
+# Drops of a claim whose very triple is stored: its entities are that fact's.
+_SAME_TRIPLE_STORED = frozenset([EXACT, IN_BATCH])
+
+
 async def _prune_orphans(
     conn: Any, event: FactsJudged, write_drops: Sequence[Dropped]
 ) -> list[Dropped]:
     """Entities that only the episode's dropped claims named (dropped after resolution
     stored them: by dedup, the judge or the race re-check) are deleted, each said as a
     drop; one statement, only when such a claim names something."""
-    after_resolution = [d for d in [*event.dropped, *write_drops] if d.stage != DropStage.GUARD]
+    after_resolution = [
+        d for d in [*event.dropped, *write_drops]
+        if d.stage != DropStage.GUARD and d.reason not in _SAME_TRIPLE_STORED
+    ]  # fmt: skip
     names = {n for d in after_resolution for n in (d.subject, d.object) if n}
     pruned = await prune_unreferenced(conn, event.dataset, event.project_id, sorted(names))
     return [
