@@ -145,8 +145,10 @@ async def upsert_entities(
 _PRUNE_UNREFERENCED = (
     "DELETE FROM entities e WHERE e.dataset = $1 AND e.project_id = $2"
     " AND e.name = ANY($3::text[]) AND e.name <> $4"
-    " AND NOT EXISTS (SELECT 1 FROM facts f WHERE f.subject_entity_id = e.id)"
-    " AND NOT EXISTS (SELECT 1 FROM facts f WHERE f.object_entity_id = e.id)"
+    # an entity id is only ever its own tenant's facts' (write_steps _OWN_IDS), so the
+    # tenant's rows (live or history) are all there is to look at
+    " AND NOT EXISTS (SELECT 1 FROM facts f WHERE f.dataset = $1 AND f.project_id = $2"
+    "   AND (f.subject_entity_id = e.id OR f.object_entity_id = e.id))"
     # nor by its name alone (a fact written without the entity's id): its subject, or
     # the object of the user's link to it
     " AND NOT EXISTS (SELECT 1 FROM facts f WHERE f.dataset = $1 AND f.project_id = $2"
@@ -164,7 +166,8 @@ async def prune_unreferenced(
     resolution: an entity resolution stored for a claim that dedup, the judge or the
     writer then dropped. The user entity
     stays. The per-tenant gate makes this safe: no later episode of the tenant has been
-    resolved against these entities yet."""
+    resolved against these entities yet. A delete pays the foreign keys' scan of the
+    facts (no index on their entity ids: one misled the planner); orphans are rare."""
     if not names:
         return []
     rows = await conn.fetch(_PRUNE_UNREFERENCED, dataset, project_id, sorted(set(names)),
