@@ -56,17 +56,20 @@ def wait_until_ready(pgdata: Path, timeout_s: float, poll_s: float = 0.5) -> boo
     """Wait while the postmaster of ``pgdata`` runs and is still starting (recovering);
     True once it says ``ready`` in postmaster.pid, False when it stops or time is up."""
     deadline = time.monotonic() + timeout_s
-    while pgserver_pid(pgdata) is not None:
+    while True:
         try:
             lines = (pgdata / "postmaster.pid").read_text().splitlines()
         except OSError:
-            lines = []
-        if len(lines) > 7 and lines[7].strip() == "ready":  # its status line
-            return True
+            return False  # no postmaster.pid: nothing is starting
+        # A file caught while it is rewritten reads short: look again, do not give up.
+        if lines and lines[0].strip().isdigit():
+            if not pid_alive(int(lines[0]), cmdline_contains=str(pgdata)):
+                return False
+            if len(lines) > 7 and lines[7].strip() == "ready":  # its status line
+                return True
         if time.monotonic() >= deadline:
             return False
         time.sleep(poll_s)
-    return False
 
 
 def start_pgserver(pgdata: Path) -> tuple[str, int | None]:
