@@ -308,15 +308,18 @@ def _unsupported(claim: Claim) -> str | None:
     it mentions nothing of the claim's object (streams/domain/support.py)."""
     if not unmentioned(claim.object, claim.quote):
         return None
-    quote = claim.quote if len(claim.quote) <= 120 else claim.quote[:119] + "…"
-    obj = claim.object if len(claim.object) <= 80 else claim.object[:79] + "…"
-    return f"quote {quote!r} does not mention {obj!r}"
+    return f"quote {_shown(claim.quote)!r} does not mention {_shown(claim.object, 80)!r}"
+
+
+def _shown(text: str, limit: int = 120) -> str:
+    """``text`` for a reason, cut to ``limit`` characters."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _quote_problem(quote: str, said: Sequence[_Said], budget: list[int]) -> str | None:
     if not quote.strip():
         return "no source quote given"
-    shown = quote if len(quote) <= 120 else quote[:119] + "…"
+    shown = _shown(quote)
     parts = _quote_parts(quote)
     if not parts or _too_short(parts):
         return f"quote {shown!r} is too short to show the claim"

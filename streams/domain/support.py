@@ -107,5 +107,7 @@ def _same_word(wanted: str, said: str) -> bool:
 
 
 def _scripts(words: list[str]) -> set[str]:
-    """The scripts the words' letters are written in (LATIN, CYRILLIC, CJK, ...)."""
-    return {unicodedata.name(ch, "?").split(" ")[0] for w in words for ch in w if ch.isalpha()}
+    """The scripts the words are written in (LATIN, CYRILLIC, CJK, ...), each word's by
+    its first letter: a word is written in one."""
+    firsts = (next((ch for ch in w if ch.isalpha()), "") for w in words)
+    return {unicodedata.name(ch, "?").split(" ")[0] for ch in firsts if ch}

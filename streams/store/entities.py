@@ -164,10 +164,10 @@ async def prune_unreferenced(
     """Delete the entities of these names that no fact names, by id (live or history) or
     by name (live), and return their (name, type). The seed's orphan pruning, after
     resolution: an entity resolution stored for a claim that dedup, the judge or the
-    writer then dropped. The user entity
-    stays. The per-tenant gate makes this safe: no later episode of the tenant has been
-    resolved against these entities yet. A delete pays the foreign keys' scan of the
-    facts (no index on their entity ids: one misled the planner); orphans are rare."""
+    writer then dropped. The user entity stays. The per-tenant gate makes this safe: no
+    later episode of the tenant has been resolved against these entities yet. A delete
+    pays the foreign keys' scan of the facts (no index on their entity ids: one misled
+    the planner); orphans are rare."""
     if not names:
         return []
     rows = await conn.fetch(_PRUNE_UNREFERENCED, dataset, project_id, sorted(set(names)),
