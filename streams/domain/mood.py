@@ -81,7 +81,7 @@ _OPENING_CONDITIONS = word_set("si se als")
 # condition leads to; one inside the condition, "if I get the job and a flat,", does not).
 _JOINS = phrase_index(
     "but and or so because although though however yet aber und oder denn weil sondern"
-    " doch mais et ou car donc pero y o porque sino pues e ma ed però perché mas porém но и"
+    " doch mais et ou car donc pero y porque sino pues e ma ed però perché mas porém но и"
     " а или потому ale oraz lecz fakat ama ve tapi dan atau nhưng và 但 而 和 并 且 แต่"
     " และ لكن אבל लेकिन और 하지만 그리고 でも しかし そして"
 )

@@ -41,31 +41,52 @@ _NEGATORS = (
     " не ни никогда нет нельзя ничего никто ніколи ні nie nigdy żaden ani nikdy žádný"
     " δεν μην ποτέ όχι ούτε değil asla hiç hiçbir nem soha sosem ei eivät emme"
     # Indonesian, Malay, Tagalog, Vietnamese
-    " tidak tdk gak ga gk nggak enggak ngga ndak bukan belum jangan tiada hindi không chưa"
-    " đừng"
+    " tidak tdk gak ga gk nggak enggak ngga ndak kagak bukan belum blm jangan tiada tak"
+    " hindi không chưa đừng chẳng"
     # Arabic, Persian, Hebrew, Hindi, Urdu, Bengali
-    " لا لم لن ليس ليست غير مش نه هرگز לא אין אף מעולם नहीं मत نہیں نہ না নয় নি নই"
+    " لا لم لن ليس ليست لست لسنا لستم غير مش مب نه هرگز לא אין אף מעולם אינני איני"
+    " नहीं मत نہیں نہ না নয় নি নই nahi nahin mat"
     # Korean (before the verb), Chinese, Thai
     " 안 못 아니 절대 전혀 不 没 沒 未 无 無 莫 勿 甭 ไม่ อย่า"
 )
 # Where a clause ends, besides punctuation: what follows it is said on its own.
 _CONJUNCTIONS = (
     "but and or so because since when while although though however then yet aber und"
-    " oder denn weil sondern doch mais et ou car donc pero y o porque sino pues e ma ed"
+    " oder denn weil sondern doch mais et ou car donc pero y porque sino pues e ma ed"
     " però perché mas porém но и а или потому ale oraz lecz fakat ama ve tapi dan atau"
     " nhưng và 但 而 和 并 且 不过 แต่ และ لكن אבל लेकिन और 하지만 그리고 でも しかし そして"
 )
 # Negators that are everyday words in a language close by: French "pas" and "plus"
-# (Dutch "pas" is "just", English "plus" adds), Tagalog "hindi" (the language). They
-# negate only in a clause that holds a word of their own language.
+# (Dutch "pas" is "just", English "plus" adds), Tagalog "hindi" (the language), Malay
+# "tak" (Polish "yes"), Vietnamese "chẳng" (a name), romanised Hindi "nahi" and "mat"
+# (English "mat"). They negate only in a clause that holds a word of their own language.
+_FRENCH = word_set("je j tu il elle on nous vous ils elles ne n c ça ai suis est sont fait")
+_HINGLISH = word_set(
+    "hoon hun hu hai hain tha thi mujhe mujhko mera meri mere hum ham tum aap yeh woh"
+    " kar karo karna karta karti raha rahi rahe rehta rehti pasand bilkul abhi kabhi nahi"
+    " nahin"
+)
 _OWN_LANGUAGE = {
-    "pas": word_set("je j tu il elle on nous vous ils elles ne n c ça ai suis est sont fait"),
-    "plus": word_set("je j tu il elle on nous vous ils elles ne n c ça ai suis est sont fait"),
+    "pas": _FRENCH,
+    "plus": _FRENCH,
     "hindi": word_set("ako ka ko siya kami tayo sila ang ng sa mga na po ito iyan ba"),
+    "tak": word_set(
+        "saya aku gue gua kamu dia kami kita mereka suka mau bisa ada punya tinggal kerja"
+        " sudah lagi pernah yang ini itu juga makan minum pakai"
+    ),
+    "chang": word_set(
+        "tôi tao mình bạn anh chị em nó họ chúng thích có là ở làm sống biết muốn được"
+        " ăn uống gì đâu lắm cả ai nào"
+    ),
+    "nahi": _HINGLISH | word_set("main mein me"),
+    "nahin": _HINGLISH | word_set("main mein me"),
+    "mat": _HINGLISH,
 }
 # After what they negate, in the same clause: German, Dutch, Scandinavian, spoken French
 # and Portuguese, Hindi, Bengali, Turkish (değil, değilim; yok "there is none").
-_AFTER_WORDS = "nicht nie niet nooit inte ikke aldrig pas plus jamais não नहीं ना না নয় নই নি yok"
+_AFTER_WORDS = (
+    "nicht nie niet nooit inte ikke aldrig pas plus jamais não नहीं ना না নয় নই নি yok nahi nahin"
+)
 # After what they negate: Korean verb endings, and Japanese ones (their kana are tokens).
 _AFTER_PREFIXES = ("않", "못하", "못해", "못했", "아니", "없", "değil")
 _AFTER_JOINED = (
@@ -81,6 +102,8 @@ _AFTER_JOINED = (
     "ありません",
     "ではありません",
     "じゃありません",
+    "ではなく",
+    "じゃなく",
 )
 
 
@@ -89,6 +112,8 @@ _STOP_PHRASES = phrase_index(_CONJUNCTIONS)
 _AFTER = frozenset(t for p in folded_words(_AFTER_WORDS) for t in p)
 _AFTER_STARTS = tuple(normalise(p) for p in _AFTER_PREFIXES)
 _AFTER_KANA = tuple(normalise(p).replace(" ", "") for p in _AFTER_JOINED)
+# Negative endings a quote may not leave out of its middle, written as kana tokens.
+_LEFT_OUT_KANA = (*_AFTER_KANA, normalise("なく"), normalise("ず"))
 _SCOPE = 6  # words looked back within the clause; after, three words or eight characters
 # "No, I work at Google now" (or without the comma) answers a question: its "no" does not
 # negate what follows a subject pronoun, as Spanish "no tengo coche" does.
@@ -151,8 +176,8 @@ _AFFIRMING = [
 # "nicht weit", "não sei se").
 _NOT_NEGATED_NEXT = word_set("a an un une one my loin weit far mal précisément exactement sei w")
 # Negators only just before the word they negate, being other words elsewhere: Arabic
-# "ما" ("what" in a question, "not" before a verb in speech).
-_JUST_BEFORE = frozenset(t for p in folded_words("ما") for t in p)
+# "ما" ("what" in a question, "not" before a verb in speech), Gulf "مو" (Persian "hair").
+_JUST_BEFORE = frozenset(t for p in folded_words("ما مو") for t in p)
 
 
 def negated_before(
@@ -251,9 +276,13 @@ def any_negator(words: Iterable[str]) -> bool:
     several tokens (Thai ไม่), one that follows what it negates, or a Korean negative
     ending."""
     seen = list(words)
+    joined = "".join(seen)
+    if any(kana in joined for kana in _LEFT_OUT_KANA):
+        return True  # 東京ではなく大阪に: "not Tokyo" left out of "東京...住んでいます"
     return any(
         word.startswith(_AFTER_STARTS)
         or word in _AFTER  # "plus" dropped from "je fume plus depuis mai"
+        or word in _JUST_BEFORE
         or ends_with_phrase(seen, i + 1, _NEGATOR_PHRASES)
         for i, word in enumerate(seen)
     )
