@@ -22,7 +22,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from streams.domain.confidence import read_confidence
 from streams.domain.drops import bound_dropped, drop
@@ -46,6 +46,7 @@ _TYPE_ALIASES = {
 _APOSTROPHES = re.compile(r"['’`´]")
 _PLACEHOLDER = re.compile(r"[yYmMdDxX?_]{2,}")  # YYYY-MM-DD, XXXX-XX-XX, ____-__-__
 _YEAR_MONTH = re.compile(r"([0-9]{4})(?:-([0-9]{2}))?")  # "2015", "2015-06": a first day
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")  # a bare day, "2026-03-03"
 
 
 @dataclass(frozen=True)
@@ -134,6 +135,16 @@ def sanitise_date(value: object, *, end: bool = False) -> tuple[datetime | None,
     return moment, False
 
 
+def _through_the_day(until: datetime, since: datetime, written: object) -> datetime:
+    """An end written as a bare date on or after the day a fact starts ("in Rome on March
+    3": from and until "2026-03-03") names that day: the fact is true through it, not
+    for no time at all. Any other end is as written."""
+    day_long = isinstance(written, str) and _DATE.fullmatch(written.strip()) is not None
+    if day_long and until <= since < until + timedelta(days=1):
+        return until + timedelta(days=1)
+    return until
+
+
 def _first_day(year: str, month: str | None, *, after: bool) -> str:
     """The ISO date a bare year or year-month stands for: its first day, or (``after``)
     the first day after it."""
@@ -197,6 +208,8 @@ def clean_claim(
         if rejected:
             dropped.append(_drop_claim("invalid_date", f"{label} {value!r} rejected", claim))
     since, until = dates["validFrom"], dates["validUntil"]
+    if since is not None and until is not None:
+        until = _through_the_day(until, since, raw.validUntil)
     if since is not None and until is not None and until < since:
         # Which end is wrong cannot be told: the claim is kept without either.
         detail = f"validUntil {raw.validUntil!r} is before validFrom {raw.validFrom!r}"

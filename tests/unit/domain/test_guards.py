@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -545,6 +545,22 @@ def test_an_inverted_validity_keeps_the_claim_without_either_date() -> None:
     assert [d.reason for d in dropped] == ["invalid_date"]
     assert "before validFrom" in dropped[0].detail
     c.to_fact()  # a valid event
+
+
+def test_an_end_written_as_the_day_a_fact_starts_is_true_through_that_day() -> None:
+    day = date_in(-10)
+    for since in (day, f"{day}T18:30:00+02:00"):  # "in Rome on <day>", "from 18:30 that day"
+        c, dropped = clean_claim(
+            raw("user", "visited", "rome", validFrom=since, validUntil=day), REL, SETTINGS
+        )
+        assert c is not None and dropped == []
+        assert c.valid_until == midnight(day) + timedelta(days=1)
+    # A bare day before the start's day is still inverted.
+    c, dropped = clean_claim(
+        raw("user", "visited", "rome", validFrom=day, validUntil=date_in(-11)), REL, SETTINGS
+    )
+    assert c is not None and (c.valid_from, c.valid_until) == (None, None)
+    assert [d.reason for d in dropped] == ["invalid_date"]
 
 
 # --- folding across scripts: Turkish ı, Greek accents, apostrophes --------------------------

@@ -1,0 +1,95 @@
+"""Memory that is right in time when statements arrive late or carry odd dates.
+
+A sibling of test_time.py (same harness: real broker, real Postgres, all six stages, a
+scripted model that answers `old` to every pair; every case is its own tenant and every
+date is relative to now). Each case's episodes are published one at a time, in the order
+listed: the order they reach the pipeline, not the order they were said.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+import pytest
+
+from streams.domain.graph import RawGraph
+from streams.events import EpisodeCompleted
+from streams.model.fakes.book import ScriptBook, TenantScript, always, claim, graph
+from streams.store.facts_query import facts_at
+from tests.support.clock import NOW, ago, date_in, midnight
+from tests.support.events import episode, telling
+from tests.support.fact_table import Row, drops, fact_table, table
+from tests.support.pipeline import Pipeline, delete_pipeline_topics, pipeline_settings
+
+ROME_DAY = date_in(-10)
+
+# fmt: off
+CASES: dict[str, list[tuple[str, datetime, RawGraph]]] = {
+    # "I was in Rome on <date>" (from and until the same day), and a validity the model
+    # gave upside down: a day is a day long; the inverted one loses its dates, with a reason.
+    "odd-dates": [
+        ("ep-1", ago(2), graph({"rome": "PLACE", "acme": "ORG"},
+                               claim("user", "visited", "rome", since=ROME_DAY, until=ROME_DAY),
+                               claim("user", "works at", "acme", since=date_in(-10),
+                                     until=date_in(-20)))),
+    ],
+}
+# fmt: on
+
+
+@dataclass
+class Run:
+    pipeline: Pipeline
+    tenants: dict[str, tuple[str, str]]
+
+    async def table(self, name: str) -> list[Row]:
+        return await fact_table(self.pipeline.pool, *self.tenants[name])
+
+    async def true_at(self, name: str, when: datetime) -> list[str]:
+        rows = await facts_at(self.pipeline.pool, *self.tenants[name], valid_at=when)
+        return [" ".join(r.triple) for r in rows]
+
+
+@pytest.fixture(scope="module")
+async def run(kafka_bootstrap: str, database_url: str) -> AsyncIterator[Run]:
+    settings = await pipeline_settings(kafka_bootstrap, database_url, llm_backoff_base_s=0.05)
+    book = ScriptBook(settings.embedding_dim)
+    tenants: dict[str, tuple[str, str]] = {}
+    events: dict[str, list[EpisodeCompleted]] = {}
+    for name, said in CASES.items():
+        tenant = (f"{name}-{uuid.uuid4().hex[:6]}", "p1")
+        tenants[name] = tenant
+        book.add(*tenant, TenantScript(graphs={ep: g for ep, _, g in said},
+                                       verdict=always("old")))  # fmt: skip
+        events[name] = [episode(*tenant, ep, telling(g), completed_at=when)
+                        for ep, when, g in said]  # fmt: skip
+    pipeline = Pipeline(settings, book.models())
+    try:
+        async with pipeline:
+            for evs in events.values():
+                for event in evs:  # one at a time: each arrives after the last is written
+                    await pipeline.publish(event)
+                    await pipeline.wait_done([event], timeout=60)
+            yield Run(pipeline, tenants)
+    finally:
+        delete_pipeline_topics(settings)
+
+
+async def test_a_day_is_a_day_long_and_an_inverted_validity_is_dropped_with_a_reason(
+    run: Run,
+) -> None:
+    name, day = "odd-dates", midnight(ROME_DAY)
+    assert await run.true_at(name, day + timedelta(hours=12)) == ["user visited rome"]
+    assert await run.true_at(name, day + timedelta(days=1, hours=1)) == []
+    assert await run.true_at(name, NOW) == ["user works at acme"]
+    assert await run.table(name) == table([
+        Row("user", "visited", "rome", "ep-1", "expired", valid_from=day,
+            valid_until=day + timedelta(days=1)),
+        Row("user", "works at", "acme", "ep-1"),  # true from when it was said
+    ])  # fmt: skip
+    reasons = [(reason, sentence) for _, _, reason, sentence in await drops(
+        run.pipeline.pool, *run.tenants[name])]  # fmt: skip
+    assert reasons == [("invalid_date", "user works at acme")]
