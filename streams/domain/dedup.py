@@ -11,7 +11,9 @@ later, the candidate goes on as a fact of its own, which the judge pairs and the
 stores as history. A row whose valid time already ended is history: a candidate of the
 same triple after it ("member of fitbox" again) survives and is stored beside it, and so
 does an open-ended restatement of a row a plan set to end ("I'm staying in Oslo" after
-"moving to Berlin in June"), for the judge to weigh against the plan.
+"moving to Berlin in June"), for the judge to weigh against the plan. A closure whose
+date lies inside the period of a row a replacement ended later ("I sold my Civic 12 days
+ago" after "I drive a Toyota" ended the Civic when said) closes that row at its date.
 
 Near-duplicate pass: a survivor whose embedding reaches the threshold against a live
 fact or an earlier survivor of the same subject is dropped. Three exceptions keep
@@ -40,7 +42,7 @@ from streams.domain.facts import (
     same_validity,
     trusted_to_end,
 )
-from streams.domain.time import is_current, stated_after
+from streams.domain.time import EARLIEST, effective_start, is_current, stated_after
 from streams.domain.vectors import cosine
 from streams.events import Closure, DedupedCandidate, Dropped, DropStage, Fact
 
@@ -99,6 +101,8 @@ def exact_pass(
         rows = believed.get(fact.triple, ())
         same = next((r for r in rows if _same_time(fact, r)), None)
         current = next((r for r in reversed(rows) if is_current(r.valid_until, now)), None)
+        # A closure may also end, earlier, a row a replacement had ended (see module doc).
+        current = current or _replaced_row_it_closes(fact, rows)
         if current is not None and _restates_past_a_plan(fact, current, stated_at, min_confidence):
             out.survivors.append(fact)  # for the judge, against the plan that ends it
         elif same is not None or (current is not None and fact.valid_until is None):
@@ -122,6 +126,25 @@ def exact_pass(
         else:
             out.survivors.append(fact)
     return out
+
+
+def _replaced_row_it_closes(fact: Fact, rows: Sequence[LiveFact]) -> LiveFact | None:
+    """The believed row of the triple a closure ends although its valid time already
+    ended: a replacement ended it ("I drive a Toyota" ends "drives honda civic" when said,
+    at the latest), after the closure's date, which lies inside its period ("I sold my
+    Civic 12 days ago", said before the Toyota but arriving after it, or after it). The
+    user's date is the better end. A row the user ended at a date of their own is not
+    one: the later of two stated ends wins by event time, as for any closure."""
+    end = fact.valid_until
+    if end is None:
+        return None
+    for row in reversed(rows):
+        if row.valid_until is None or row.end_reason != "superseded":
+            continue
+        start = effective_start(row.valid_from, row.stated_at or EARLIEST, row.valid_until)
+        if start < end < row.valid_until:
+            return row
+    return None
 
 
 def _restates_past_a_plan(

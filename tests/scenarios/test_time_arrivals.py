@@ -24,10 +24,24 @@ from tests.support.events import episode, telling
 from tests.support.fact_table import Row, drops, fact_table, table
 from tests.support.pipeline import Pipeline, delete_pipeline_topics, pipeline_settings
 
+CIVIC = graph(
+    {"honda civic": "VEHICLE"},
+    claim("user", "drives", "honda civic"),
+    claim("honda civic", "has mileage of", "80000 km"),
+)
+SOLD_CIVIC = date_in(-12)
 ROME_DAY = date_in(-10)
 
 # fmt: off
 CASES: dict[str, list[tuple[str, datetime, RawGraph]]] = {
+    # "I drive a Civic"; "I sold my Civic 12 days ago" (said 10 days ago) arrives after
+    # "I drive a Toyota" (said 3 days ago): the sale ends the Civic, not the Toyota.
+    "late-closure-after-change": [
+        ("ep-1", ago(30), CIVIC),
+        ("ep-3", ago(3), graph({"toyota": "VEHICLE"}, claim("user", "drives", "toyota"))),
+        ("ep-2", ago(10), graph({"honda civic": "VEHICLE"},
+                                claim("user", "drives", "honda civic", until=SOLD_CIVIC))),
+    ],
     # "I was in Rome on <date>" (from and until the same day), and a validity the model
     # gave upside down: a day is a day long; the inverted one loses its dates, with a reason.
     "odd-dates": [
@@ -76,6 +90,24 @@ async def run(kafka_bootstrap: str, database_url: str) -> AsyncIterator[Run]:
             yield Run(pipeline, tenants)
     finally:
         delete_pipeline_topics(settings)
+
+
+async def test_a_late_closure_ends_the_history_a_later_change_left(run: Run) -> None:
+    name, sold = "late-closure-after-change", midnight(SOLD_CIVIC)
+    drives, mileage, toyota = (
+        "user drives honda civic", "honda civic has mileage of 80000 km", "user drives toyota",
+    )  # fmt: skip
+    assert await run.true_at(name, sold - timedelta(days=1)) == [mileage, drives]  # once each
+    assert await run.true_at(name, sold + timedelta(days=1)) == []
+    assert await run.true_at(name, NOW) == [toyota]
+    rows = await run.table(name)
+    believed = [r for r in rows if r.state in ("live", "expired")]
+    assert believed == table([
+        Row("honda civic", "has mileage of", "80000 km", "ep-2", "expired", kind="literal",
+            valid_until=sold, end="cascade", end_by=drives),
+        Row("user", "drives", "honda civic", "ep-2", "expired", valid_until=sold, end="closed"),
+        Row("user", "drives", "toyota", "ep-3"),
+    ])  # fmt: skip
 
 
 async def test_a_day_is_a_day_long_and_an_inverted_validity_is_dropped_with_a_reason(
