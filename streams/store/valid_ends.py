@@ -8,9 +8,10 @@ as of before the change sees the row open; after it, the copy with its end. A co
 end has already passed is history, searched by no one as live: it carries no embedding
 (the row it continues keeps one), so it costs no vector-index insert.
 
-The cascade (seed "Step 3" and "Step 5"): when the user's last link to an entity ends,
-the facts anchored on that entity end at the same date, unless they were said after the
-statement that ended the link (a statement never ends a fact said later).
+The cascade (seed "Step 3" and "Step 5"): when the user's last link to an entity ends
+(a link retired as never true included: "I sold my car last year" against "driving it
+since March"), the facts anchored on that entity end at the same date, unless they were
+said after the statement that ended the link (a statement never ends a fact said later).
 """
 
 from __future__ import annotations
@@ -101,6 +102,29 @@ RETURNING id
 """
 
 
+# $1 dataset, $2 project, $3 the transaction's clock, $4 ids, $5 their ends, $6 the reason.
+# The user's links among them that this transaction retired with no copy (never true):
+# what hangs on their entity ends all the same, at the end they were given.
+_NEVER_TRUE_LINKS = f"""
+SELECT f.id, f.id AS copy_of, f.subject, f.object, f.kind, f.object_entity_id,
+    l.until AS valid_until
+FROM facts f JOIN unnest($4::bigint[], $5::timestamptz[]) AS l(id, until) ON l.id = f.id
+WHERE f.{_TENANT.replace(" AND ", " AND f.")} AND f.invalid_at = $3 AND f.invalid_reason = $6
+  AND f.subject = '{USER_ENTITY}' AND f.kind = '{FactKind.RELATIONSHIP.value}'
+  AND NOT EXISTS (SELECT 1 FROM facts c WHERE c.copy_of = f.id)
+ORDER BY f.id
+"""
+
+
+@dataclass(frozen=True)
+class Ended:
+    """What ending rows wrote: the copies carrying the ends, and the user's links retired
+    with no copy (never true; each as its row with the end it was given as valid_until)."""
+
+    copies: list[Any]
+    never_true_links: list[Any]
+
+
 @dataclass(frozen=True)
 class EndedLink:
     """A user->entity relationship whose valid time this transaction ended."""
@@ -119,11 +143,12 @@ async def end_rows(
     reason: EndReason,
     *,
     keep_earlier_end: bool,
-) -> list[Any]:
+) -> Ended:
     """End each (row id, date, ended by) at its date; returns the copies inserted (a row
-    already ended in transaction time, by a concurrent job or above, is left alone)."""
+    already ended in transaction time, by a concurrent job or above, is left alone) and
+    the user's links retired as never true."""
     if not ends:
-        return []
+        return Ended([], [])
     copies: list[Any] = await conn.fetch(
         _END_ROWS,
         *tenant,
@@ -141,19 +166,24 @@ async def end_rows(
             [c["copy_of"] for c in copies],
             [c["id"] for c in copies],
         )
+    never: list[Any] = []
     if len(copies) < len(ends):  # some row ended with no copy: never true
         await conn.fetch(_REOPEN, *tenant, [e[0] for e in ends], episode_id)
-    return copies
+        never = await conn.fetch(
+            _NEVER_TRUE_LINKS, *tenant, [e[0] for e in ends], [e[1] for e in ends], reason
+        )
+    return Ended(copies, never)
 
 
-def user_links(copies: Sequence[Any], by: dict[int, int | None]) -> list[EndedLink]:
-    """The copies that are the user's relationships to an entity: links whose end may
-    cascade. ``by`` maps each copied row to what ended it (None: its copy)."""
+def user_links(ended: Ended, by: dict[int, int | None]) -> list[EndedLink]:
+    """The user's relationships to an entity that ended (copies, and links retired as
+    never true): links whose end may cascade. ``by`` maps each ended row to what ended it
+    (None: its copy, or for a link never true, the link itself)."""
     return [
         EndedLink(
             c["object"], c["object_entity_id"], c["valid_until"], by.get(c["copy_of"], c["id"])
         )
-        for c in copies
+        for c in [*ended.copies, *ended.never_true_links]
         if c["subject"] == USER_ENTITY and c["kind"] == FactKind.RELATIONSHIP.value
     ]
 
@@ -193,7 +223,6 @@ async def cascade(
             _ANCHORED, tenant[0], tenant[1], name, entity_id, last.until, stated_at
         )
         ends = [(r["id"], last.until, last.by) for r in anchored]
-        ended += len(
-            await end_rows(conn, tenant, episode_id, ends, "cascade", keep_earlier_end=True)
-        )
+        done = await end_rows(conn, tenant, episode_id, ends, "cascade", keep_earlier_end=True)
+        ended += len(done.copies)
     return ended

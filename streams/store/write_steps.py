@@ -262,17 +262,17 @@ class EpisodeWriter:
             until = inv.valid_until or effective_start(winner.valid_from, self.stated_at)
             winners.setdefault(inv.fact_id, (until, by))
         ends = [(loser, until, by) for loser, (until, by) in winners.items()]
-        copies = await valid_ends.end_rows(
+        done = await valid_ends.end_rows(
             self.conn, self.t, self.event.episode_id, ends, "superseded", keep_earlier_end=True
         )
-        self.result.invalidated += len(copies)
-        return valid_ends.user_links(copies, {loser: by for loser, (_, by) in winners.items()})
+        self.result.invalidated += len(done.copies)
+        return valid_ends.user_links(done, {loser: by for loser, (_, by) in winners.items()})
 
     async def _apply_closures(self) -> list[EndedLink]:
         """The user said these facts ended: each ends at the date they gave."""
         ends = [(c.fact_id, c.valid_until, None) for c in self.event.closures]
-        copies = await valid_ends.end_rows(
+        done = await valid_ends.end_rows(
             self.conn, self.t, self.event.episode_id, ends, "closed", keep_earlier_end=False
         )
-        self.result.closed += len(copies)
-        return valid_ends.user_links(copies, {})
+        self.result.closed += len(done.copies)
+        return valid_ends.user_links(done, {})

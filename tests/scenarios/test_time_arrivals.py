@@ -30,6 +30,7 @@ CIVIC = graph(
     claim("honda civic", "has mileage of", "80000 km"),
 )
 SOLD_CIVIC = date_in(-12)
+SOLD_LAST_YEAR = date_in(-300)
 ROME_DAY = date_in(-10)
 
 # fmt: off
@@ -41,6 +42,15 @@ CASES: dict[str, list[tuple[str, datetime, RawGraph]]] = {
         ("ep-3", ago(3), graph({"toyota": "VEHICLE"}, claim("user", "drives", "toyota"))),
         ("ep-2", ago(10), graph({"honda civic": "VEHICLE"},
                                 claim("user", "drives", "honda civic", until=SOLD_CIVIC))),
+    ],
+    # "I've driven my Civic since two months ago", then "I sold my car last year": the
+    # car is not the user's now, and neither is what was said about it.
+    "sold-before-its-start": [
+        ("ep-1", ago(10), graph({"honda civic": "VEHICLE"},
+                                claim("user", "drives", "honda civic", since=date_in(-60)),
+                                claim("honda civic", "has mileage of", "80000 km"))),
+        ("ep-2", ago(1), graph({"honda civic": "VEHICLE"},
+                               claim("user", "drives", "honda civic", until=SOLD_LAST_YEAR))),
     ],
     # "I was in Rome on <date>" (from and until the same day), and a validity the model
     # gave upside down: a day is a day long; the inverted one loses its dates, with a reason.
@@ -108,6 +118,16 @@ async def test_a_late_closure_ends_the_history_a_later_change_left(run: Run) -> 
         Row("user", "drives", "honda civic", "ep-2", "expired", valid_until=sold, end="closed"),
         Row("user", "drives", "toyota", "ep-3"),
     ])  # fmt: skip
+
+
+async def test_a_sale_dated_before_the_car_was_had_ends_what_hangs_on_the_car(run: Run) -> None:
+    name = "sold-before-its-start"
+    for when in (ago(30), ago(5), NOW):
+        assert await run.true_at(name, when) == [], when
+    rows = await run.table(name)
+    assert [r for r in rows if r.state == "live"] == []
+    (mileage,) = [r for r in rows if r.object == "80000 km" and r.state == "expired"]
+    assert (mileage.valid_until, mileage.end) == (midnight(SOLD_LAST_YEAR), "cascade")
 
 
 async def test_a_day_is_a_day_long_and_an_inverted_validity_is_dropped_with_a_reason(
