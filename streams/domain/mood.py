@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from streams.domain.marks import any_trailing, asked_whole, inverted_condition, trailing_condition
 from streams.domain.wording import (
     Wording,
     ends_with_phrase,
@@ -56,6 +57,7 @@ _QUESTION_OPENINGS = frozenset(
     )
 )  # fmt: skip
 _CLOSING_PARTICLES = word_set("吗 嗎 か 呢")
+_LI = "ли"  # Russian: a yes/no question's particle after its first word
 # Words that open what the user's words take as given, whatever the sentence does.
 _POSSESSIVES = word_set(
     "my our mein meine meinen meinem meiner unser unsere mon ma mes notre nos mi mis"
@@ -65,7 +67,8 @@ _POSSESSIVES = word_set(
 
 _CONDITIONS = phrase_index(
     "if unless wenn falls sofern jeśli jeżeli если якщо eğer jika nếu 如果 假如 要是 倘若"
-    " もし 만약 만일 إذا لو اگر אם अगर यदि εάν αν jos",
+    " もし 만약 만일 إذا لو اگر אם अगर यदि εάν αν jos kalau kalo apabila seandainya andaikan"
+    " ikiwa ถ้า 只要 万一 萬一",
     phrases=("in case", "let's say", "what if", "stell dir vor"),
 )
 # Set-ups of a supposition, unless the user's own hedge ("I suppose I'm an introvert").
@@ -86,6 +89,8 @@ _JOINS = phrase_index(
     " และ لكن אבל लेकिन और 하지만 그리고 でも しかし そして"
 )
 # Just before the condition: "even if", "whenever", "wonder if" (whether).
+# Malay and Indonesian "kalau" before one word and a comma: "as for" ("Kalau saya, ...").
+_TOPIC_MARKERS = frozenset([("kalau",), ("kalo",)])
 _NOT_CONDITIONING = word_set(
     "even selbst auch immer mal даже nawet גם حتى bahkan wonder wondering check see ask"
     " asking know sure tell unsure idea decide clue whether"
@@ -108,9 +113,10 @@ _MANNER = word_set(
     " honestly ask mistaken matters helps understand curious wondering relevant interested"
     " possible necessary needed anything erinnere ehrlich fragst помню честно что"
     " pamiętam chodzi 记错 記錯 可以 याद nhớ nhầm זוכר سمحت possível posible possibile"
+    " boleh"
 )
 # In the quote: a habit, true whenever the condition is ("if it rains I always cycle").
-_HABITS = word_set(
+_HABITS = phrase_index(
     "always usually never immer meistens toujours siempre sempre всегда zawsze 总是 いつも"
     " 항상 selalu luôn"
 )
@@ -149,7 +155,9 @@ def asked(said: Wording, start: int, end: int) -> bool:
         return True  # "should i quit my job" is asked with or without its mark
     if len(closing) == 1 and closing[0] in _CLOSING_PARTICLES and end not in said.breaks:
         return not opening or (len(opening) <= _ASKED_BEFORE and sentence in said.asked)
-    return False
+    if last - first > 2 and said.words[first + 1] == _LI:
+        return True  # Russian "Стоит ли", "Должен ли я": a yes/no question throughout
+    return asked_whole(said.words, (first, start, end, last), sentence in said.asked)
 
 
 def _a_yes_no_opening(opening: tuple[str, ...], first_quoted: str) -> bool:
@@ -182,24 +190,38 @@ def supposed(said: Wording, start: int, end: int) -> bool:
     """Whether a condition comes before ``said.words[start:end]`` in its sentence and
     reaches it (see the module doc for the conditions that do not)."""
     words = said.words
-    if words[start] in _POSSESSIVES or _HABITS.intersection(words[start:end]):
+    if words[start] in _POSSESSIVES or _a_habit(words, start, end):
         return False
     first, last = said.sentence_span(said.sentence_of(start))
     if _an_opening_condition(said, first, (start, end, last)):
         return not _about_the_telling(words, first + 1, start)
     if _supposing_at(words, first, start) or _reported(said, first, start):
         return True
+    if inverted_condition(words, first, start, said.breaks):
+        return not _MANNER.intersection(words[first + 1 : first + 1 + _MANNER_REACH])
     reach = max(first, start - _CONDITION_REACH)
-    if _CONDITIONS.keys().isdisjoint(words[reach:start]):
-        return False  # no condition in reach: the common case, checked at C speed
+    if _CONDITIONS.keys().isdisjoint(words[reach:start]) and not any_trailing(
+        words, reach, start, said.breaks
+    ):
+        return False  # no condition in reach: the common case
     in_own_clause = True
     for at in range(start, reach, -1):
         in_own_clause = in_own_clause and at not in said.breaks
         if in_own_clause and ends_with_phrase(words, at, _JOINS):
             return False
         if ends_with_phrase(words, at, _CONDITIONS):
-            return not _about_the_telling(words, at, start)
+            return not _about_the_telling(words, at, start, said.breaks)
+        closing = trailing_condition(words, at, said.breaks)
+        if closing:  # the condition is the clause before its closing mark
+            return _MANNER.isdisjoint(words[max(first, at - closing - _MANNER_REACH) : at])
     return False
+
+
+def _a_habit(words: Sequence[str], start: int, end: int) -> bool:
+    """Whether ``words[start:end]`` say "always", "usually" (いつも as a whole, not its い)."""
+    if _HABITS.keys().isdisjoint(words[start:end]):
+        return False
+    return any(ends_with_phrase(words, at, _HABITS) for at in range(start + 1, end + 1))
 
 
 def _an_opening_condition(said: Wording, first: int, quote: tuple[int, int, int]) -> bool:
@@ -237,10 +259,14 @@ def _reported(said: Wording, first: int, start: int) -> bool:
     return False
 
 
-def _about_the_telling(words: Sequence[str], end: int, start: int) -> bool:
+def _about_the_telling(
+    words: Sequence[str], end: int, start: int, breaks: frozenset[int] = frozenset()
+) -> bool:
     """Whether the condition ending before ``words[end]`` is "even if", "whenever", "if"
     for "whether", or about the telling ("if you ask me")."""
     marker = phrase_ending(words, end, _CONDITIONS) or ()
+    if marker in _TOPIC_MARKERS and end + 1 in breaks:
+        return True  # "Kalau saya, saya suka kopi": "as for me", no condition
     before = end - len(marker) - 1
     if before >= 0 and words[before] in _NOT_CONDITIONING:
         return True

@@ -60,3 +60,94 @@ def test_negated_in_more_languages(said: str, quote: str) -> None:
 )
 def test_the_same_words_where_they_do_not_negate(said: str, quote: str) -> None:
     assert quote_found(quote, [said])
+
+
+@pytest.mark.parametrize(
+    ("said", "quote"),
+    [
+        # a condition marked at the end of its clause, or by the verb first
+        ("İşi alırsam Berlin'e taşınacağım", "Berlin'e taşınacağım"),
+        ("Kahvaltıda kahve içersem iyi hissederim", "iyi hissederim"),
+        ("Hava güzel olursa yürüyerek gidiyorum", "yürüyerek gidiyorum"),
+        ("仕事が決まったらベルリンに引っ越します", "ベルリンに引っ越します"),
+        ("お金があればベルリンに引っ越します", "ベルリンに引っ越します"),
+        ("東京なら住みたい", "住みたい"),
+        ("취직하면 베를린으로 이사할 거예요", "베를린으로 이사할 거예요"),
+        ("돈이 있으면 베를린으로 이사할 거예요", "베를린으로 이사할 거예요"),
+        ("找到工作的话我就搬到柏林", "我就搬到柏林"),
+        ("找到工作的话，我会搬到柏林", "我会搬到柏林"),
+        ("Should I get the job, I'll move to Berlin", "I'll move to Berlin"),
+        ("Had I known, I would have stayed in Rome", "I would have stayed in Rome"),
+        ("Were I to win, I'd buy a house in Rome", "I'd buy a house in Rome"),
+        ("Sollte ich die Stelle bekommen, ziehe ich nach Berlin", "ziehe ich nach Berlin"),
+        # an "if" word of more languages
+        ("Kalau dapat kerja, saya pindah ke Jakarta", "saya pindah ke Jakarta"),
+        ("Kalo dapat kerja saya pindah ke Jakarta", "saya pindah ke Jakarta"),
+        ("ถ้าได้งานฉันจะย้ายไปเบอร์ลิน", "ฉันจะย้ายไปเบอร์ลิน"),
+        ("Ikiwa nitapata kazi nitahamia Nairobi", "nitahamia Nairobi"),
+        # "usually" as a whole word, not one kana or character of it
+        ("如果我找到工作，我是说我就搬到柏林", "我就搬到柏林"),
+    ],
+)
+def test_a_condition_without_an_if_word_is_supposed(said: str, quote: str) -> None:
+    assert not quote_found(quote, [said])
+
+
+@pytest.mark.parametrize(
+    ("said", "quote"),
+    [
+        # a yes/no question marked only by its question mark or a closing word
+        ("Moving to Berlin next month?", "Moving to Berlin next month"),
+        ("Still working at Acme?", "working at Acme"),
+        ("Still working at Acme?", "Still working at Acme"),
+        ("I live in Berlin?", "I live in Berlin"),
+        ("¿Me mudo a Madrid?", "Me mudo a Madrid"),
+        ("Je déménage à Lyon ?", "Je déménage à Lyon"),
+        ("제가 서울에 살아요?", "제가 서울에 살아요"),
+        ("서울로 이사할까", "서울로 이사할까"),
+        ("Berlin'de mi yaşıyorum?", "Berlin'de yaşıyorum"),
+        ("Berlin'e taşınmalı mıyım", "Berlin'e taşınmalı"),
+        ("Tôi có nên chuyển đến Berlin không?", "Tôi có nên chuyển đến Berlin"),
+        ("ฉันควรย้ายไปเบอร์ลินไหม", "ฉันควรย้ายไปเบอร์ลิน"),
+        ("Должен ли я переехать в Берлин", "я переехать в Берлин"),
+        ("Переехать ли мне в Берлин?", "Переехать мне в Берлин"),
+    ],
+)
+def test_a_question_without_an_opening_is_asked(said: str, quote: str) -> None:
+    assert not quote_found(quote, [said])
+
+
+@pytest.mark.parametrize(
+    ("said", "quote"),
+    [
+        # statements beside a question, or with a marker that is another word here
+        ("I moved to Berlin last month. Any tips?", "I moved to Berlin last month"),
+        ("I moved to Berlin, do you know a good dentist?", "I moved to Berlin"),
+        ("Where can I buy a bike in Berlin?", "Where can I buy a bike in Berlin"),
+        ("Can you suggest gyms near my office in Leeds?",
+         "Can you suggest gyms near my office in Leeds"),
+        ("Guess what? I got a job at Acme.", "I got a job at Acme"),
+        ("我住在北京，你呢？", "我住在北京"),
+        ("Ich wohne in Berlin, und du?", "Ich wohne in Berlin"),
+        ("東京に住んでいます。おすすめは何ですか？", "東京に住んでいます"),
+        ("Great, about 13 people. Still living in City 0.", "Still living in City 0"),
+        ("I work as a nurse I love my job in Leeds", "I love my job in Leeds"),
+        ("Of course I moved to Berlin last year", "I moved to Berlin last year"),
+        ("My colleague Andersen and I work at Acme", "I work at Acme"),
+        ("Mi hermana va a casarse y yo vivo en Madrid", "yo vivo en Madrid"),
+        ("라면 좋아해요", "좋아해요"),
+        ("냉면을 좋아하고 서울에 살아요", "서울에 살아요"),
+        ("たらこが好きです", "好きです"),
+        ("あたらしい仕事を始めました", "仕事を始めました"),
+        ("さようなら、東京に住んでいます", "東京に住んでいます"),
+        ("他说的话我都记得", "我都记得"),
+        ("Bursa'ya taşındım ve orada çalışıyorum", "orada çalışıyorum"),
+        ("Had lunch with my sister, I live in Berlin", "I live in Berlin"),
+        ("Should you need it, I live at 12 Baker Street", "I live at 12 Baker Street"),
+        ("Kalau saya, saya suka kopi", "saya suka kopi"),
+        ("Kalau boleh tahu, saya tinggal di Jakarta", "saya tinggal di Jakarta"),
+        ("如果我没记错的话，我是2019年搬到上海的。", "我是2019年搬到上海的"),
+    ],
+)  # fmt: skip
+def test_statements_beside_questions_and_lookalike_markers_stand(said: str, quote: str) -> None:
+    assert quote_found(quote, [said])
