@@ -25,8 +25,9 @@ hands both to these functions. Rules, in the seed's words:
 Time (DESIGN "Time: three clocks per fact"): `old` ends the live fact's valid time at the
 winner's start (its valid_from, else when it was said), or, for a pair of rule 2, at the
 candidate's validUntil; the writer keeps both clocks. Event time beats arrival order: a
-candidate said BEFORE the live fact never ends it. Judged `old` against such a newer fact,
-the older candidate is stored as history, valid until the newer fact starts.
+candidate said BEFORE the live fact, or telling of a time before the live fact began (both
+starts given), never ends it. Judged against such a newer fact, the older candidate is
+stored as history, valid until the newer fact starts.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from enum import StrEnum
 
 from streams.domain.facts import BAND_SLACK, LiveFact, trusted_to_end
 from streams.domain.time import (
+    began_later,
     changed_before_start,
     earliest,
     effective_start,
@@ -195,14 +197,18 @@ def apply_verdicts(
     failed call (empty mapping) ends nothing. ``stated_at``: when the candidates were said.
     """
 
+    def later(pair: Pair) -> bool:  # the live fact is the newer: said or begun later
+        existing, fact = pair.existing, candidates[pair.candidate].fact
+        return stated_after(existing.stated_at, stated_at) or began_later(
+            existing.valid_from, fact.valid_from, stated_at
+        )
+
     def verdict(pair: Pair) -> Verdict:
         said = verdicts.get(pair.pair_id, Verdict.NEITHER)
-        # Against a fact said after it, "new" (that fact stands) and "old" (it changed)
-        # tell the same story in time: the older statement was true until the newer one.
-        # It is kept as history, not lost because the judge read it as the newcomer.
-        if said is Verdict.NEW and stated_after(pair.existing.stated_at, stated_at):
-            return Verdict.OLD
-        return said
+        # Against a newer fact, "new" (that fact stands) and "old" (it changed) tell the
+        # same story in time: the older statement was true until the newer one. It is
+        # kept as history, not lost because the judge read it as the newcomer.
+        return Verdict.OLD if said is Verdict.NEW and later(pair) else said
 
     rejected: dict[int, Pair] = {}
     for pair in pairs:
@@ -210,7 +216,7 @@ def apply_verdicts(
             rejected[pair.candidate] = pair
     replacing = [p for p in pairs if verdict(p) is Verdict.OLD and p.candidate not in rejected]
     # An older statement judged to replace a newer fact: history, ending where it starts.
-    newer = [p for p in replacing if stated_after(p.existing.stated_at, stated_at)]
+    newer = [p for p in replacing if later(p)]
     inserts: list[Candidate] = []
     insert_index: dict[int, int] = {}
     dropped: list[Dropped] = []
@@ -238,16 +244,11 @@ def apply_verdicts(
         )
         if not ends_same_object and changed_before_start(pair.existing.valid_from, stated_at):
             until = earliest(until, pair.existing.valid_from) or until  # never true
-        invalidations.append(
-            Invalidation(
-                fact_id=pair.existing.id,
-                subject=pair.existing.subject,
-                predicate=pair.existing.predicate,
-                object=pair.existing.object,
-                by_candidate=insert_index[pair.candidate],
-                valid_until=until,
-            )
-        )
+        old = pair.existing
+        invalidations.append(Invalidation(
+            fact_id=old.id, subject=old.subject, predicate=old.predicate, object=old.object,
+            by_candidate=insert_index[pair.candidate], valid_until=until,
+        ))  # fmt: skip
     return Judgement(inserts, invalidations, dropped)
 
 

@@ -13,7 +13,9 @@ same triple after it ("member of fitbox" again) survives and is stored beside it
 does an open-ended restatement of a row a plan set to end ("I'm staying in Oslo" after
 "moving to Berlin in June"), for the judge to weigh against the plan. A closure whose
 date lies inside the period of a row a replacement ended later ("I sold my Civic 12 days
-ago" after "I drive a Toyota" ended the Civic when said) closes that row at its date.
+ago" after "I drive a Toyota" ended the Civic when said) closes that row at its date; one
+with a period of its own that ended before the row began ("from 2019 until 2020") is no
+closure of it but history beside it.
 
 Near-duplicate pass: a survivor whose embedding reaches the threshold against a live
 fact or an earlier survivor of the same subject is dropped. Three exceptions keep
@@ -39,6 +41,7 @@ from streams.domain.facts import (
     LiveFact,
     Triple,
     distrust,
+    instant,
     same_validity,
     trusted_to_end,
 )
@@ -103,6 +106,8 @@ def exact_pass(
         current = next((r for r in reversed(rows) if is_current(r.valid_until, now)), None)
         # A closure may also end, earlier, a row a replacement had ended (see module doc).
         current = current or _replaced_row_it_closes(fact, rows)
+        if current is not None and _wholly_before(fact, current):
+            current = None  # an earlier period of the same fact: a row of its own
         if current is not None and _restates_past_a_plan(fact, current, stated_at, min_confidence):
             out.survivors.append(fact)  # for the judge, against the plan that ends it
         elif same is not None or (current is not None and fact.valid_until is None):
@@ -145,6 +150,14 @@ def _replaced_row_it_closes(fact: Fact, rows: Sequence[LiveFact]) -> LiveFact | 
         if start < end < row.valid_until:
             return row
     return None
+
+
+def _wholly_before(fact: Fact, row: LiveFact) -> bool:
+    """Whether ``fact`` is a period of its own that ended before ``row`` began, by dates the
+    user gave both ("I drove a Civic from 2019 until 2020", said after "I've driven my Civic
+    since March"): no end of that row, but history beside it."""
+    start, end, began = fact.valid_from, fact.valid_until, instant(row.valid_from)
+    return start is not None and end is not None and began is not None and end <= began
 
 
 def _restates_past_a_plan(

@@ -90,3 +90,14 @@ def earliest(*moments: datetime | None) -> datetime | None:
     """The earliest of the given times that are known (None when none is)."""
     known = [m for m in (instant(x) for x in moments) if m is not None]
     return min(known) if known else None
+
+
+def began_later(
+    valid_from: datetime | None, other_from: datetime | None, other_said: datetime
+) -> bool:
+    """Whether a fact began after another one did, by starts the user gave both, and had
+    begun by the time the other was said (so it is no plan the other replaces): the other
+    tells of an earlier time ("I've worked at Google since last year", said after "I've
+    been at Anthropic since last month"), history that ends where this fact starts."""
+    start, other = instant(valid_from), instant(other_from)
+    return start is not None and other is not None and other < start <= other_said

@@ -32,6 +32,8 @@ CIVIC = graph(
 SOLD_CIVIC = date_in(-12)
 SOLD_LAST_YEAR = date_in(-300)
 ROME_DAY = date_in(-10)
+ANTHROPIC_SINCE = date_in(-30)
+GOOGLE_SINCE = date_in(-400)
 
 # fmt: off
 CASES: dict[str, list[tuple[str, datetime, RawGraph]]] = {
@@ -51,6 +53,23 @@ CASES: dict[str, list[tuple[str, datetime, RawGraph]]] = {
                                 claim("honda civic", "has mileage of", "80000 km"))),
         ("ep-2", ago(1), graph({"honda civic": "VEHICLE"},
                                claim("user", "drives", "honda civic", until=SOLD_LAST_YEAR))),
+    ],
+    # "I've been at Anthropic since last month", then "I've worked at Google since last
+    # year": the later statement tells of an earlier time, which ends where Anthropic starts.
+    "earlier-job-said-later": [
+        ("ep-1", ago(10), graph({"anthropic": "ORG"},
+                                claim("user", "works at", "anthropic", since=ANTHROPIC_SINCE))),
+        ("ep-2", ago(2), graph({"google": "ORG"},
+                               claim("user", "works at", "google", since=GOOGLE_SINCE))),
+    ],
+    # "I've driven my Civic since two months ago", then "I drove a Civic from last year
+    # until ten months ago": an earlier period of the same fact, not the end of this one.
+    "earlier-period-said-later": [
+        ("ep-1", ago(10), graph({"honda civic": "VEHICLE"},
+                                claim("user", "drives", "honda civic", since=date_in(-60)))),
+        ("ep-2", ago(1), graph({"honda civic": "VEHICLE"},
+                               claim("user", "drives", "honda civic", since=GOOGLE_SINCE,
+                                     until=SOLD_LAST_YEAR))),
     ],
     # "I was in Rome on <date>" (from and until the same day), and a validity the model
     # gave upside down: a day is a day long; the inverted one loses its dates, with a reason.
@@ -145,3 +164,28 @@ async def test_a_day_is_a_day_long_and_an_inverted_validity_is_dropped_with_a_re
     reasons = [(reason, sentence) for _, _, reason, sentence in await drops(
         run.pipeline.pool, *run.tenants[name])]  # fmt: skip
     assert reasons == [("invalid_date", "user works at acme")]
+
+
+async def test_a_statement_of_an_earlier_time_said_later_is_history(run: Run) -> None:
+    name, since = "earlier-job-said-later", midnight(ANTHROPIC_SINCE)
+    anthropic = "user works at anthropic"
+    assert await run.table(name) == table([
+        Row("user", "works at", "anthropic", "ep-1", valid_from=since),
+        Row("user", "works at", "google", "ep-2", "expired", valid_from=midnight(GOOGLE_SINCE),
+            valid_until=since, end="superseded", end_by=anthropic),
+    ])  # fmt: skip
+    assert await run.true_at(name, ago(200)) == ["user works at google"]
+    for when in (ago(20), NOW):
+        assert await run.true_at(name, when) == [anthropic], when
+
+
+async def test_an_earlier_period_of_the_same_fact_does_not_end_it(run: Run) -> None:
+    name, since = "earlier-period-said-later", midnight(date_in(-60))
+    assert await run.table(name) == table([
+        Row("user", "drives", "honda civic", "ep-1", valid_from=since),
+        Row("user", "drives", "honda civic", "ep-2", "expired",
+            valid_from=midnight(GOOGLE_SINCE), valid_until=midnight(SOLD_LAST_YEAR)),
+    ])  # fmt: skip
+    for days in (350, 30, 0):
+        assert await run.true_at(name, ago(days)) == ["user drives honda civic"], days
+    assert await run.true_at(name, ago(200)) == []

@@ -10,6 +10,7 @@ from streams.domain.contradictions import Pair, PairRule, apply_verdicts
 from streams.domain.facts import LiveFact
 from streams.domain.time import (
     EARLIEST,
+    began_later,
     changed_before_start,
     earliest,
     effective_start,
@@ -173,3 +174,12 @@ def test_a_row_that_already_ended_is_history_and_does_not_swallow_a_renewal() ->
     assert out.survivors == [again] and out.closures == []
     out = dedup.exact_pass([repeat], {repeat.triple: [ended]}, stated_at=NOW, now=NOW)
     assert [d.reason for d in out.dropped] == ["exact_duplicate"]  # the same history twice
+
+
+def test_a_statement_of_an_earlier_time_is_older_than_a_fact_begun_later() -> None:
+    said = NOW - DAY  # "I've worked at Google since last year", after "at Anthropic since May"
+    assert began_later(NOW - 30 * DAY, NOW - 400 * DAY, said)
+    assert not began_later(NOW + 20 * DAY, NOW - 400 * DAY, said)  # a plan it replaces
+    assert not began_later(None, NOW - 400 * DAY, said)  # when it began is not known
+    assert not began_later(NOW - 30 * DAY, None, said)
+    assert not began_later(NOW - 500 * DAY, NOW - 400 * DAY, said)
