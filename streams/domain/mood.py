@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from streams.domain.marks import any_trailing, asked_whole, inverted_condition, trailing_condition
+from streams.domain.views import FIRST_PERSON, reported, wished_after
 from streams.domain.wording import (
     Wording,
     ends_with_phrase,
@@ -35,10 +36,6 @@ from streams.domain.wording import (
 # A yes/no question's opening the quote may have cut off: one or two words, among them
 # the user's own pronoun ("Should I", "Soll ich") or a question particle ("Czy", "هل").
 _ASKED_BEFORE = 2  # words
-_FIRST_PERSON = word_set(
-    "i we ich wir je nous io noi eu nós nos ik wij jag vi jeg yo nosotros я мы ja my ben"
-    " biz saya aku kami tôi 我 私 僕 俺 나 저 אני אנחנו أنا نحن मैं हम"
-)
 _QUESTION_PARTICLES = word_set("czy هل क्या apakah האם kya")
 # Verbs that open a yes/no question put before their subject ("Should I", "Soll ich").
 _AUXILIARIES = word_set(
@@ -95,17 +92,6 @@ _NOT_CONDITIONING = word_set(
     "even selbst auch immer mal даже nawet גם حتى bahkan wonder wondering check see ask"
     " asking know sure tell unsure idea decide clue whether"
 )
-# Someone else's view of the user: "My boss thinks I'm lazy", "According to my friends".
-_REPORTING = word_set(
-    "thinks think thought believes believe believed claims claim claimed assumes assume"
-    " assumed insists insist insisted reckons reckon reckoned suspects suspect suspected"
-    " meint meinen glaubt glauben denkt denken findet finden behauptet behaupten pense"
-    " pensent croit croient prétend cree creen piensa piensan acha acham pensa pensano"
-    " crede credono vindt vinden denkt думает думают считает считают"
-)
-_ACCORDING_TO = frozenset(
-    tuple(tokens(p)) for p in ("according to", "laut", "selon", "según", "по словам")
-)
 # In the condition: about the telling, not the told ("if you're curious", "if I'm
 # honest", "if possible", "if I remember right"), or the assistant's part ("if you can").
 _MANNER = word_set(
@@ -123,7 +109,9 @@ _HABITS = phrase_index(
 _WISHES = phrase_index(
     "wish wished almost nearly barely hardly würde wünschte wünsche бы почти presque casi"
     " quase quasi ojalá 几乎 差点 曾经 aimerais voudrais gustaría quisiera gostaria vorrei"
-    " piacerebbe хочу хотел хотела keşke أتمنى काश 希望 ingin",
+    " piacerebbe хочу хотел хотела keşke أتمنى काश 希望 ingin quero queria quiero möchte"
+    " möchten chcę chciałbym chciałabym chcielibyśmy muốn อยาก ningependa nataka natamani"
+    " רוצה רוצים רוצות أريد أود pengen pengin mau 想",
     phrases=(
         "used to",
         "would like",
@@ -138,6 +126,9 @@ _WISHES = phrase_index(
         "zou graag",
     ),
 )
+# Chinese 想 "want to", but "think" before a subject: "我想我很懒" is the user's hedge.
+_XIANG = ("想",)
+_CHINESE_SUBJECTS = word_set("我 你 他 她 我们 他们")
 _WISHED_REACH = 2
 _CONDITION_REACH = 20  # tokens looked back for a condition (characters, in CJK)
 _MANNER_REACH = 4
@@ -172,18 +163,20 @@ def _a_yes_no_opening(opening: tuple[str, ...], first_quoted: str) -> bool:
     if opening[0] not in _AUXILIARIES:
         return False
     pronoun = opening[1] if len(opening) == 2 else first_quoted
-    return pronoun in _FIRST_PERSON
+    return pronoun in FIRST_PERSON
 
 
-def wished(said: Wording, start: int) -> bool:
+def wished(said: Wording, start: int, end: int) -> bool:
     """Whether a wish or a "used to", "almost" stands just before ``said.words[start]``
-    ("I wish I had a dog", "I used to live in Berlin", "I'd like to live in Lisbon")."""
+    ("I wish I had a dog", "I used to live in Berlin", "I'd like to live in Lisbon"), or
+    a wish just after ``said.words[end - 1]`` ("बर्लिन में रहना चाहता हूँ")."""
     for at in range(start, max(0, start - _WISHED_REACH), -1):
-        if ends_with_phrase(said.words, at, _WISHES):
-            return True  # "Ich wünschte, ich hätte mehr Zeit"
+        wish = phrase_ending(said.words, at, _WISHES)
+        if wish is not None:  # "Ich wünschte, ich hätte mehr Zeit"
+            return wish != _XIANG or said.words[start] not in _CHINESE_SUBJECTS
         if at in said.breaks:
-            return False
-    return False
+            break
+    return wished_after(said.words, end, said.breaks)
 
 
 def supposed(said: Wording, start: int, end: int) -> bool:
@@ -195,7 +188,7 @@ def supposed(said: Wording, start: int, end: int) -> bool:
     first, last = said.sentence_span(said.sentence_of(start))
     if _an_opening_condition(said, first, (start, end, last)):
         return not _about_the_telling(words, first + 1, start)
-    if _supposing_at(words, first, start) or _reported(said, first, start):
+    if _supposing_at(words, first, start) or reported(said, first, start):
         return True
     if inverted_condition(words, first, start, said.breaks):
         return not _MANNER.intersection(words[first + 1 : first + 1 + _MANNER_REACH])
@@ -243,19 +236,7 @@ def _supposing_at(words: Sequence[str], first: int, start: int) -> bool:
     or opening its sentence, not the user's "I suppose"."""
     for at in (start - 1, start - 2, first):
         if first <= at < start and words[at] in _SUPPOSING:
-            return at == 0 or words[at - 1] not in _FIRST_PERSON
-    return False
-
-
-def _reported(said: Wording, first: int, start: int) -> bool:
-    """Whether the quote is someone else's view: just after "thinks", "claims" and the
-    like said by another than the user, or in a sentence opening "According to"."""
-    words = said.words
-    if any(tuple(words[first : first + len(p)]) == p for p in _ACCORDING_TO):
-        return any(b in said.breaks for b in range(first + 1, start + 1))
-    for at in (start - 1, start - 2):
-        if at > first and words[at] in _REPORTING:
-            return words[at - 1] not in _FIRST_PERSON
+            return at == 0 or words[at - 1] not in FIRST_PERSON
     return False
 
 

@@ -113,7 +113,7 @@ class _Said:
 
 
 def _moody(said: Wording, start: int, end: int) -> bool:
-    return asked(said, start, end) or supposed(said, start, end) or wished(said, start)
+    return asked(said, start, end) or supposed(said, start, end) or wished(said, start, end)
 
 
 @dataclass(frozen=True)

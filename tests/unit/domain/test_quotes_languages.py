@@ -151,3 +151,68 @@ def test_a_question_without_an_opening_is_asked(said: str, quote: str) -> None:
 )  # fmt: skip
 def test_statements_beside_questions_and_lookalike_markers_stand(said: str, quote: str) -> None:
     assert quote_found(quote, [said])
+
+
+@pytest.mark.parametrize(
+    ("said", "quote"),
+    [
+        # a wish before what it wishes, or after it where the verb comes last
+        ("我想住在北京", "住在北京"),
+        ("Tôi muốn sống ở Berlin", "sống ở Berlin"),
+        ("ฉันอยากอยู่เบอร์ลิน", "อยู่เบอร์ลิน"),
+        ("Ningependa kuishi Nairobi", "kuishi Nairobi"),
+        ("Chciałbym mieszkać w Berlinie", "mieszkać w Berlinie"),
+        ("Eu queria morar em Lisboa", "morar em Lisboa"),
+        ("Quiero vivir en Madrid", "vivir en Madrid"),
+        ("Ich möchte in Berlin wohnen", "in Berlin wohnen"),
+        ("אני רוצה לגור בברלין", "לגור בברלין"),
+        ("أريد أن أعيش في برلين", "أعيش في برلين"),
+        ("Saya mau pindah ke Jakarta", "pindah ke Jakarta"),
+        ("मैं बर्लिन में रहना चाहता हूँ", "बर्लिन में रहना"),
+        ("베를린에 살고 싶어요", "베를린에 살고"),
+        ("東京に住みたい", "東京に住み"),
+        ("Berlin'e taşınmak istiyorum", "Berlin'e taşınmak"),
+        # someone else's view, in more languages
+        ("Mój szef uważa, że jestem leniwy", "jestem leniwy"),
+        ("مديري يعتقد أنني كسول", "أنني كسول"),
+        ("הבוס שלי חושב שאני עצלן", "שאני עצלן"),
+        ("मेरे बॉस को लगता है कि मैं आलसी हूँ", "मैं आलसी हूँ"),
+        ("我老板觉得我很懒", "我很懒"),
+        ("Мой начальник считает, что я ленивый", "я ленивый"),
+        ("Bosi wangu anadhani mimi ni mvivu", "mimi ni mvivu"),
+    ],
+)
+def test_a_wish_or_anothers_view_is_not_a_statement(said: str, quote: str) -> None:
+    assert not quote_found(quote, [said])
+
+
+@pytest.mark.parametrize(
+    ("said", "quote"),
+    [
+        # the user's own hedge, and plain statements, in many languages
+        ("我觉得我很懒", "我很懒"),
+        ("我想我有ADHD", "我有ADHD"),
+        ("मुझे लगता है कि मैं आलसी हूँ", "मैं आलसी हूँ"),
+        ("אני חושב שאני עצלן", "שאני עצלן"),
+        ("Quero dizer, moro em Lisboa", "moro em Lisboa"),
+        ("J'habite à Lyon depuis 2019", "J'habite à Lyon depuis 2019"),
+        ("Vivo en Madrid con mi pareja", "Vivo en Madrid con mi pareja"),
+        ("Ich arbeite als Lehrerin in Köln", "Ich arbeite als Lehrerin in Köln"),
+        ("Я работаю врачом в Москве", "Я работаю врачом в Москве"),
+        ("Pracuję jako programista w Krakowie", "Pracuję jako programista w Krakowie"),
+        ("İstanbul'da öğretmen olarak çalışıyorum", "İstanbul'da öğretmen olarak çalışıyorum"),
+        ("أعمل مهندسا في دبي", "أعمل مهندسا في دبي"),
+        ("אני עובד כמהנדס בחיפה", "אני עובד כמהנדס בחיפה"),
+        ("मैं मुंबई में डॉक्टर हूँ", "मैं मुंबई में डॉक्टर हूँ"),
+        ("我在上海当老师", "我在上海当老师"),
+        ("大阪で看護師として働いています", "大阪で看護師として働いています"),
+        ("저는 부산에서 간호사로 일해요", "저는 부산에서 간호사로 일해요"),
+        ("ฉันทำงานเป็นพยาบาลที่เชียงใหม่", "ฉันทำงานเป็นพยาบาลที่เชียงใหม่"),
+        ("Tôi làm y tá ở Đà Nẵng", "Tôi làm y tá ở Đà Nẵng"),
+        ("Saya bekerja sebagai perawat di Bandung", "Saya bekerja sebagai perawat di Bandung"),
+        ("Ninafanya kazi kama muuguzi Mombasa", "Ninafanya kazi kama muuguzi Mombasa"),
+        ("Trabalho como enfermeira em Lisboa", "Trabalho como enfermeira em Lisboa"),
+    ],
+)
+def test_the_users_own_hedge_and_statements_stand(said: str, quote: str) -> None:
+    assert quote_found(quote, [said])
