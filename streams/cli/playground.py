@@ -11,7 +11,6 @@ import socket
 from collections.abc import Callable
 from typing import Annotated
 
-import asyncpg
 import typer
 from rich.text import Text
 from starlette.applications import Starlette
@@ -20,7 +19,7 @@ from streams.api.app import create_app, default_group, serve
 from streams.cli.console import fail, out, settings_of
 from streams.errors import ConfigError
 from streams.settings import Settings
-from streams.store.db import connect
+from streams.store.db import ready_database
 
 
 def announce(settings: Settings, what: str) -> Callable[[str], None]:
@@ -35,17 +34,11 @@ def announce(settings: Settings, what: str) -> Callable[[str], None]:
     return ready
 
 
-def check_database(url: str) -> None:
-    """One clear line, not a traceback, when Postgres cannot be reached."""
-
-    async def probe() -> None:
-        conn = await connect(url)
-        await conn.close()
-
-    try:
-        asyncio.run(probe())
-    except (OSError, asyncpg.PostgresError) as exc:
-        raise fail(f"cannot reach Postgres (FACTSTREAM_DATABASE_URL): {exc}") from exc
+def check_database(url: str, embedding_dim: int) -> None:
+    """Refuse to serve a database no page could read: unreachable, not migrated, or
+    migrated for vectors of another size than the search embedder makes. Raised for
+    streams/cli/faults.py to print in one line (exit 1; 2 for the size, a setting)."""
+    asyncio.run(ready_database(url, embedding_dim=embedding_dim))
 
 
 def check_port(host: str, port: int) -> None:
@@ -73,7 +66,7 @@ def run_console(
         app = app_of()
     except ConfigError as exc:
         raise fail(exc, code=2) from exc
-    check_database(settings.require_database_url())
+    check_database(settings.require_database_url(), settings.embedding_dim)
     check_port(settings.api_bind_address, settings.api_port)
     try:
         serve(settings, app, announce(settings, what))

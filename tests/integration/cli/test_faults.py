@@ -30,7 +30,11 @@ KAFKA_COMMANDS = [
     ["dlq", "redrive", "extract"],
     ["sweep", "--once"],
 ]
-POSTGRES_COMMANDS = [["migrate"], ["facts", "ds", "p"], ["trace", "e1"], ["sweep", "--once"]]
+DEMO_MODEL = "streams.model.fakes.demo:create_models"  # search and console build an embedder
+POSTGRES_COMMANDS = [
+    ["migrate"], ["facts", "ds", "p"], ["trace", "e1"], ["sweep", "--once"],
+    ["search", "ds", "p", "q"], ["console", "--port", "{port}"],
+]  # fmt: skip
 
 
 def env_of(kafka: str, database: str, **more: str) -> dict[str, str]:
@@ -70,9 +74,9 @@ def test_an_unreachable_postgres_is_one_line_naming_it(
     args: list[str], tmp_path: Path, kafka_bootstrap: str
 ) -> None:
     url = f"postgresql://postgres:secret@/factstream?host={tmp_path / 'no-server-here'}"
-    env = env_of(kafka_bootstrap, url)
+    env = env_of(kafka_bootstrap, url, FACTSTREAM_MODEL_PROVIDER=DEMO_MODEL)
 
-    ran = run(args, env)
+    ran = run([a.format(port=closed_port()) for a in args], env, timeout_s=30)
 
     assert ran.code == 1, ran
     line = one_error_line(ran.stderr)
@@ -95,6 +99,35 @@ def test_a_database_not_migrated_says_run_migrate(
     line = one_error_line(ran.stderr)
     assert f"the database at {empty} is not migrated" in line
     assert "run `factstream migrate`" in line
+
+
+# The read side: search embeds the query for vectors of the database's size, and the
+# Playground serves what is in the tables; neither can do anything with a database that
+# is not migrated or holds vectors of another size, so each says so at once, as the
+# commands above do, instead of "cannot reach Postgres" after a failed query.
+READ_SIDE = [["search", "ds", "p", "civic"], ["console", "--port", "{port}"]]
+
+
+@pytest.mark.parametrize("args", READ_SIDE, ids=" ".join)
+@pytest.mark.parametrize(
+    ("dim", "code", "says"),
+    [(None, 1, "is not migrated (it has none of factstream's tables); run `factstream migrate`"),
+     (32, 2, "FACTSTREAM_EMBEDDING_DIM is 32, but the database at")],
+    ids=["not-migrated", "other-dim"],
+)  # fmt: skip
+def test_the_read_side_refuses_a_database_it_cannot_read(
+    args: list[str], dim: int | None, code: int, says: str, database_url: str
+) -> None:
+    url = asyncio.run(create_fresh_database(database_url, None if dim is None else 16))
+    env = clean_env(FACTSTREAM_DATABASE_URL=url, FACTSTREAM_MODEL_PROVIDER=DEMO_MODEL,
+                    FACTSTREAM_EMBEDDING_DIM=str(dim or 16))  # fmt: skip
+
+    ran = run([a.format(port=closed_port()) for a in args], env, timeout_s=30)
+
+    assert ran.code == code, ran
+    line = one_error_line(ran.stderr)
+    assert says in line and "cannot reach" not in line, line
+    assert ran.stdout == ""
 
 
 def test_another_embedding_dimension_is_a_setting_to_fix(database_url: str) -> None:

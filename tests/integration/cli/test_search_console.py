@@ -131,5 +131,7 @@ def test_an_unreachable_postgres_is_one_clear_line(command: list[str]) -> None:
            "FACTSTREAM_MODEL_PROVIDER": DEMO_MODEL}  # fmt: skip
     result = CliRunner().invoke(app, command, env=env)
     assert result.exit_code == 1
-    assert "cannot reach Postgres (FACTSTREAM_DATABASE_URL)" in result.output
+    assert "Postgres at postgresql://postgres:@/nodb?host=/nonexistent is unreachable (" in (
+        result.output
+    )
     assert "Traceback" not in result.output
