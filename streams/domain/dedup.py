@@ -53,6 +53,7 @@ EXACT = "exact_duplicate"
 IN_BATCH = "in_batch_duplicate"
 NEAR = "near_duplicate"
 UNTRUSTED_CLOSURE = "untrusted_closure"
+ENDED_LATER = "ended_later"
 
 
 def drop(fact: Fact, reason: str, detail: str) -> Dropped:
@@ -108,7 +109,14 @@ def exact_pass(
         current = current or _replaced_row_it_closes(fact, rows)
         if current is not None and _wholly_before(fact, current):
             current = None  # an earlier period of the same fact: a row of its own
-        if current is not None and _restates_past_a_plan(fact, current, stated_at, min_confidence):
+        if same is None and (bounded := _bounded_by_an_end(fact, rows, stated_at, now)):
+            if isinstance(bounded, Dropped):
+                out.dropped.append(bounded)
+            else:
+                out.survivors.append(bounded)  # history, up to where that row starts
+        elif current is not None and _restates_past_a_plan(
+            fact, current, stated_at, min_confidence
+        ):
             out.survivors.append(fact)  # for the judge, against the plan that ends it
         elif same is not None or (current is not None and fact.valid_until is None):
             row = same or current
@@ -149,6 +157,36 @@ def _replaced_row_it_closes(fact: Fact, rows: Sequence[LiveFact]) -> LiveFact | 
         start = effective_start(row.valid_from, row.stated_at or EARLIEST, row.valid_until)
         if start < end < row.valid_until:
             return row
+    return None
+
+
+def _bounded_by_an_end(
+    fact: Fact, rows: Sequence[LiveFact], stated_at: datetime, now: datetime
+) -> Fact | Dropped | None:
+    """An open-ended ``fact`` arriving after a row of its triple that says when the fact
+    ends: one said later ("I drive a Civic", reaching the pipeline after "I sold my Civic
+    last week"), or one ended already, whose period holds the fact's start and was not
+    over when the fact was said. Processed in the order said, that end would have closed
+    ``fact``; here ``fact`` is history up to where that row starts, or, when the row's
+    period holds its start or ends before it, adds nothing (dropped). None: no such row
+    (an open-ended row of the triple makes ``fact`` a plain duplicate)."""
+    if fact.valid_until is not None or any(r.valid_until is None for r in rows):
+        return None
+    begins = effective_start(fact.valid_from, stated_at)
+    for row in reversed(rows):
+        end = instant(row.valid_until)
+        assert end is not None
+        start = effective_start(row.valid_from, row.stated_at or EARLIEST, end)
+        holds = start <= begins < end and stated_at < end and not is_current(end, now)
+        if not holds and not stated_after(row.stated_at, stated_at):
+            continue
+        if end <= begins or start <= begins:
+            detail = (
+                f"said before or within fact #{row.id} {_quote(row.sentence())}, valid until"
+                f" {end.isoformat()}, which ends it no later and holds its start"
+            )
+            return drop(fact, ENDED_LATER, detail)
+        return fact.model_copy(update={"valid_until": start})
     return None
 
 

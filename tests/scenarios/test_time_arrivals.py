@@ -29,9 +29,13 @@ CIVIC = graph(
     claim("user", "drives", "honda civic"),
     claim("honda civic", "has mileage of", "80000 km"),
 )
+DRIVES_CIVIC = graph({"honda civic": "VEHICLE"}, claim("user", "drives", "honda civic"))
 SOLD_CIVIC = date_in(-12)
 SOLD_LAST_YEAR = date_in(-300)
 ROME_DAY = date_in(-10)
+SOLD_A_WEEK_AGO = date_in(-7)
+SELL_CIVIC = date_in(20)
+JOIN_ACME = date_in(21)
 ANTHROPIC_SINCE = date_in(-30)
 GOOGLE_SINCE = date_in(-400)
 
@@ -70,6 +74,28 @@ CASES: dict[str, list[tuple[str, datetime, RawGraph]]] = {
         ("ep-2", ago(1), graph({"honda civic": "VEHICLE"},
                                claim("user", "drives", "honda civic", since=GOOGLE_SINCE,
                                      until=SOLD_LAST_YEAR))),
+    ],
+    # "I drive a Civic" (said 20 days ago) reaching the pipeline after "I sold my Civic a
+    # week ago" (said 5 days ago): the sale still ends it.
+    "fact-after-its-closure": [
+        ("ep-2", ago(5), graph({"honda civic": "VEHICLE"},
+                               claim("user", "drives", "honda civic", until=SOLD_A_WEEK_AGO))),
+        ("ep-1", ago(20), DRIVES_CIVIC),
+    ],
+    # The same, the sale ahead: "selling my Civic in 20 days" arrives first; the older
+    # statement keeps the time before it.
+    "fact-after-its-future-closure": [
+        ("ep-2", ago(5), graph({"honda civic": "VEHICLE"},
+                               claim("user", "drives", "honda civic", until=SELL_CIVIC))),
+        ("ep-1", ago(20), DRIVES_CIVIC),
+    ],
+    # "I'm joining Acme in three weeks" reaching the pipeline after "I'm not joining Acme
+    # after all": the plan stays off.
+    "plan-after-its-cancellation": [
+        ("ep-2", ago(2), graph({"acme": "ORG"},
+                               claim("user", "works at", "acme", until=date_in(-1)))),
+        ("ep-1", ago(5), graph({"acme": "ORG"},
+                               claim("user", "works at", "acme", since=JOIN_ACME))),
     ],
     # "I was in Rome on <date>" (from and until the same day), and a validity the model
     # gave upside down: a day is a day long; the inverted one loses its dates, with a reason.
@@ -189,3 +215,28 @@ async def test_an_earlier_period_of_the_same_fact_does_not_end_it(run: Run) -> N
     for days in (350, 30, 0):
         assert await run.true_at(name, ago(days)) == ["user drives honda civic"], days
     assert await run.true_at(name, ago(200)) == []
+
+
+async def test_a_fact_arriving_after_a_later_statement_of_its_end_stays_ended(
+    run: Run,
+) -> None:
+    name, drives = "fact-after-its-closure", "user drives honda civic"
+    assert await run.true_at(name, ago(15)) == [drives]  # once
+    for when in (ago(6), NOW):
+        assert await run.true_at(name, when) == [], when
+    assert [r for r in await run.table(name) if r.state == "live"] == []
+    name = "fact-after-its-future-closure"
+    for when in (ago(15), ago(3), NOW):
+        assert await run.true_at(name, when) == [drives], when
+    assert await run.true_at(name, midnight(SELL_CIVIC) + timedelta(days=1)) == []
+    assert await run.table(name) == table([
+        Row("user", "drives", "honda civic", "ep-1", "expired", valid_until=ago(5)),
+        Row("user", "drives", "honda civic", "ep-2", valid_until=midnight(SELL_CIVIC)),
+    ])  # fmt: skip
+
+
+async def test_a_plan_arriving_after_its_cancellation_stays_off(run: Run) -> None:
+    name = "plan-after-its-cancellation"
+    for when in (NOW, midnight(JOIN_ACME) + timedelta(days=1), ago(-400)):
+        assert await run.true_at(name, when) == [], when
+    assert [r for r in await run.table(name) if r.state == "live"] == []

@@ -183,3 +183,16 @@ def test_a_statement_of_an_earlier_time_is_older_than_a_fact_begun_later() -> No
     assert not began_later(None, NOW - 400 * DAY, said)  # when it began is not known
     assert not began_later(NOW - 30 * DAY, None, said)
     assert not began_later(NOW - 500 * DAY, NOW - 400 * DAY, said)
+
+
+def test_an_open_fact_said_within_a_period_that_ended_since_adds_nothing() -> None:
+    # "I drive a Civic" (30 days ago), closed by "I sold it a week ago"; then "I drive a
+    # Civic", said 20 days ago, arrives: the sale ended it. Said after the sale: a renewal.
+    closed = LiveFact(
+        4, "user", "drives", "honda civic", valid_until=NOW - 7 * DAY, stated_at=NOW - 30 * DAY
+    )
+    drives = fact("user", "drives", "honda civic")
+    late = dedup.exact_pass([drives], {drives.triple: [closed]}, stated_at=NOW - 20 * DAY, now=NOW)
+    assert [d.reason for d in late.dropped] == ["ended_later"] and late.survivors == []
+    again = dedup.exact_pass([drives], {drives.triple: [closed]}, stated_at=NOW - DAY, now=NOW)
+    assert again.survivors == [drives]
