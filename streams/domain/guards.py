@@ -210,9 +210,11 @@ def clean_claim(
     since, until = dates["validFrom"], dates["validUntil"]
     if since is not None and until is not None:
         until = _through_the_day(until, since, raw.validUntil)
-    if since is not None and until is not None and until < since:
-        # Which end is wrong cannot be told: the claim is kept without either.
-        detail = f"validUntil {raw.validUntil!r} is before validFrom {raw.validFrom!r}"
+    if since is not None and until is not None and until <= since:
+        # Which end is wrong cannot be told: the claim is kept without either (a period of
+        # no time, ending as it starts, is never true: as wrong).
+        where = "before" if until < since else "at"
+        detail = f"validUntil {raw.validUntil!r} is {where} validFrom {raw.validFrom!r}"
         dropped.append(_drop_claim("invalid_date", f"{detail}; both dropped", claim))
         since = until = None
     return replace(claim, valid_from=since, valid_until=until), dropped

@@ -555,6 +555,13 @@ def test_an_end_written_as_the_day_a_fact_starts_is_true_through_that_day() -> N
         )
         assert c is not None and dropped == []
         assert c.valid_until == midnight(day) + timedelta(days=1)
+    # An end with a time of day at the start is a period of no time: dropped as inverted.
+    at = f"{day}T10:00:00Z"
+    c, dropped = clean_claim(
+        raw("user", "visited", "rome", validFrom=at, validUntil=at), REL, SETTINGS
+    )
+    assert c is not None and (c.valid_from, c.valid_until) == (None, None)
+    assert [d.reason for d in dropped] == ["invalid_date"] and "at validFrom" in dropped[0].detail
     # A bare day before the start's day is still inverted.
     c, dropped = clean_claim(
         raw("user", "visited", "rome", validFrom=day, validUntil=date_in(-11)), REL, SETTINGS
