@@ -39,11 +39,14 @@ _OWN_IDS = (
 # A fact anchored on an entity (its subject, not the user) is born with the end of the
 # user's link to it when every live link ends ahead ("I'm selling my Volvo next month",
 # then "it passed 45000 km"): it lasts as long as the Volvo is the user's, as the cascade
-# ends the anchored facts said before. An open link (listed first), or one already past,
-# gives no end.
+# ends the anchored facts said before. An open link (listed first), one already past, or
+# one that ends before the fact starts ("insured by Geico from next month", after "selling
+# it next week": a fact never ends before it starts) gives no end.
 _LINK_END = (
-    "SELECT CASE WHEN l.valid_until > $3 THEN l.valid_until END AS until,"
-    " CASE WHEN l.valid_until > $3 THEN l.id END AS by"
+    "SELECT CASE WHEN l.valid_until > $3 AND (t.vf IS NULL OR t.vf < l.valid_until)"
+    " THEN l.valid_until END AS until,"
+    " CASE WHEN l.valid_until > $3 AND (t.vf IS NULL OR t.vf < l.valid_until)"
+    " THEN l.id END AS by"
     " FROM facts l WHERE t.s <> 'user' AND t.vu IS NULL AND l.dataset = $1"
     " AND l.project_id = $2 AND l.invalid_at IS NULL AND l.subject = 'user'"
     " AND l.kind = 'relationship' AND (l.object = t.s OR l.object_entity_id = own.se)"

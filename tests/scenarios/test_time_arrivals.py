@@ -97,6 +97,16 @@ CASES: dict[str, list[tuple[str, datetime, RawGraph]]] = {
         ("ep-1", ago(5), graph({"acme": "ORG"},
                                claim("user", "works at", "acme", since=JOIN_ACME))),
     ],
+    # "I'm selling my Civic in two weeks", then "from next month on, it's insured by
+    # Geico": a fact about the car that starts after the sale is not born ending before it
+    # starts; it stands as said.
+    "anchored-fact-after-the-sale": [
+        ("ep-1", ago(10), CIVIC),
+        ("ep-2", ago(5), graph({"honda civic": "VEHICLE"},
+                               claim("user", "drives", "honda civic", until=date_in(14)))),
+        ("ep-3", ago(2), graph({"honda civic": "VEHICLE"},
+                               claim("honda civic", "is insured by", "geico", since=date_in(30)))),
+    ],
     # "I was in Rome on <date>" (from and until the same day), and a validity the model
     # gave upside down: a day is a day long; the inverted one loses its dates, with a reason.
     "odd-dates": [
@@ -240,3 +250,17 @@ async def test_a_plan_arriving_after_its_cancellation_stays_off(run: Run) -> Non
     for when in (NOW, midnight(JOIN_ACME) + timedelta(days=1), ago(-400)):
         assert await run.true_at(name, when) == [], when
     assert [r for r in await run.table(name) if r.state == "live"] == []
+
+
+async def test_no_row_ever_ends_before_it_starts(run: Run) -> None:
+    name = "anchored-fact-after-the-sale"
+    (geico,) = [r for r in await run.table(name) if r.object == "geico"]
+    assert (geico.state, geico.valid_from, geico.valid_until) == (
+        "live", midnight(date_in(30)), None,
+    )  # fmt: skip
+    for tenant in run.tenants.values():
+        inverted = await run.pipeline.pool.fetchval(
+            "SELECT count(*) FROM facts WHERE dataset = $1 AND project_id = $2"
+            " AND valid_until <= valid_from", *tenant,
+        )  # fmt: skip
+        assert inverted == 0, tenant
