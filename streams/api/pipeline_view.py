@@ -98,7 +98,7 @@ def letter_json(letter: dlq.DeadLetter, full: bool = False) -> dict[str, Any]:
     }
     if full:
         kind, text = dlq.render_payload(r.value, preview_bytes=4096)
-        out["headers"] = [(k, v.decode("utf-8", "replace")) for k, v in r.headers]
+        out["headers"] = [(k, dlq.bytes_as_text(v)) for k, v in r.headers]
         out["payload"] = {"kind": kind, "text": text, "bytes": len(r.value or b"")}
     return out
 

@@ -108,7 +108,7 @@ def _show_json(letter: DeadLetter, stack: bool) -> dict[str, Any]:
         "time": fmt_time(rec.timestamp_ms),
         "tenant": letter.tenant,
         "headers": [
-            {"name": name, "value": raw.decode("utf-8", "replace")}
+            {"name": name, "value": dlq.bytes_as_text(raw)}
             for name, raw in rec.headers
             if stack or name != H_STACK
         ],
@@ -146,7 +146,7 @@ def dlq_show(
     for name, raw in rec.headers:
         if name == H_STACK and not stack:
             continue
-        table.add_row(safe_text(name), safe_text(raw.decode("utf-8", "replace")))
+        table.add_row(safe_text(name), safe_text(dlq.bytes_as_text(raw)))
     out.print(table)
     kind, text = dlq.render_payload(letter.value)  # every part joined
     size = 0 if letter.value is None else len(letter.value)

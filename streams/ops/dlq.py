@@ -67,7 +67,7 @@ class DeadLetter:
     @property
     def tenant(self) -> str:
         key = self.record.key
-        return "" if key is None else key.decode("utf-8", "replace")
+        return "" if key is None else bytes_as_text(key)
 
     @property
     def reason(self) -> str:
@@ -98,6 +98,13 @@ class DeadLetter:
         if 1 + len(self.rest) != self.parts_expected:
             return f"only {1 + len(self.rest)} of its {self.parts_expected} parts were found"
         return None
+
+
+def bytes_as_text(raw: bytes) -> str:
+    """A key or header value as text: UTF-8, and each byte that is not as ``\\xff``, so a
+    publisher's binary key stays tellable (and usable as ``--tenant``) instead of turning
+    into U+FFFD marks that every such key shares."""
+    return raw.decode("utf-8", "backslashreplace")
 
 
 def assemble(records: Iterable[RangeRecord]) -> Iterator[DeadLetter]:

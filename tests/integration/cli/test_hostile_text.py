@@ -185,3 +185,39 @@ def test_publish_reports_a_hostile_line_literally(world: dict[str, Any]) -> None
     assert doc["published"] == 1 and doc["skipped"][0]["line"] == 2
     assert HOSTILE in doc["skipped"][0]["reason"]
     exact_in_json(Ran(0, as_json.stdout, "", 0.0))
+
+
+def test_a_key_and_header_that_are_not_utf8_show_their_bytes(
+    tenant_topics: Settings, database_url: str
+) -> None:
+    """Two binary keys must not both print as the same U+FFFD marks: each byte that is not
+    UTF-8 shows as ``\\xff``, and that text finds the dead letter again with --tenant."""
+    headers = [("x-original-topic", tenant_topics.topic("episodes.completed").encode()),
+               ("x-reason", b"not_utf8"), ("h-bin", b"ok \xfe\x1b[31m")]  # fmt: skip
+    dlq = tenant_topics.dlq_topic("extract")
+    [(partition, offset)] = produce(
+        tenant_topics, dlq, [{"key": b"\xff\xfeds:p", "value": b"\xff", "headers": headers}]
+    )
+    env = clean_env(
+        FACTSTREAM_KAFKA_BOOTSTRAP_SERVERS=tenant_topics.kafka_bootstrap_servers,
+        FACTSTREAM_TOPIC_PREFIX=tenant_topics.topic_prefix,
+        FACTSTREAM_DATABASE_URL=database_url,
+        COLUMNS="3000",
+    )
+    record = f"{partition}/{offset}"
+
+    listed = run(["dlq", "list", "extract", "--tenant", "\\xff\\xfeds:p", "--json"], env)
+    assert listed.code == 0, listed
+    [letter] = json.loads(listed.stdout)["dead_letters"]
+    assert letter["tenant"] == "\\xff\\xfeds:p" and letter["id"] == record
+
+    shown = run(["dlq", "show", "extract", record, "--json"], env)
+    assert shown.code == 0, shown
+    doc = json.loads(shown.stdout)
+    assert doc["tenant"] == "\\xff\\xfeds:p"
+    assert {"name": "h-bin", "value": "ok \\xfe\x1b[31m"} in doc["headers"]
+
+    table = run(["dlq", "show", "extract", record], env)
+    assert table.code == 0, table
+    assert "key (tenant): \\xff\\xfeds:p" in table.stdout
+    assert "ok \\xfe\\x1b[31m" in table.stdout and "\ufffd" not in table.stdout
