@@ -22,6 +22,7 @@ from streams.settings import Settings
 EXIT_OK = 0
 EXIT_SKIPPED = 1
 EXIT_UNDELIVERED = 3
+UTF8_BOM = b"\xef\xbb\xbf"
 
 
 @dataclass(frozen=True)
@@ -61,9 +62,12 @@ def describe_validation_error(exc: ValidationError) -> str:
 
 
 def parse_lines(lines: Iterable[str | bytes]) -> Iterator[GoodLine | BadLine]:
-    """Validate JSONL lines one by one (1-based line numbers, blank lines ignored)."""
+    """Validate JSONL lines one by one (1-based line numbers, blank lines ignored; a UTF-8
+    byte order mark before the first line is not part of it)."""
     for line_no, line in enumerate(lines, start=1):
         raw = line.encode() if isinstance(line, str) else line
+        if line_no == 1:  # a byte order mark, as Windows editors and PowerShell write files
+            raw = raw.removeprefix(UTF8_BOM)
         if not raw.strip():
             continue
         try:

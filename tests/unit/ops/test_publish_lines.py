@@ -63,6 +63,19 @@ def test_bad_lines_carry_their_number_and_reason() -> None:
     assert bad[5].startswith("messages.0.role:")
 
 
+def test_a_file_that_starts_with_a_byte_order_mark_publishes_its_first_line() -> None:
+    """Notepad and PowerShell's Out-File write UTF-8 with a BOM (and CRLF line ends)."""
+    lines = [b"\xef\xbb\xbf" + episode("e1").encode() + b"\r\n", episode("e2").encode() + b"\r\n"]
+    parsed = list(parse_lines(lines))
+    assert [(p.line_no, p.event.episode_id) for p in parsed if isinstance(p, GoodLine)] == [
+        (1, "e1"),
+        (2, "e2"),
+    ], parsed
+    # only before the first line: inside the data it is a character like any other
+    (second,) = parse_lines([b"", b"\xef\xbb\xbf" + episode("e3").encode()])
+    assert isinstance(second, BadLine) and "Invalid JSON" in second.reason
+
+
 def test_oversized_line_is_reported_not_parsed() -> None:
     huge = episode("big", session_id="s" * 10).replace("I work at Acme", "x" * MAX_EVENT_BYTES)
     (result,) = parse_lines([huge.encode()])
