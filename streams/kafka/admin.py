@@ -106,8 +106,13 @@ def watermarks(
 def offsets_for_timestamp(
     admin: AdminClient, topic: str, partitions: Sequence[int], timestamp_ms: int
 ) -> dict[int, int | None]:
-    """partition -> first offset whose timestamp is >= timestamp_ms (None: no such record)."""
-    found = _list_offsets(admin, topic, partitions, OffsetSpec.for_timestamp(timestamp_ms))
+    """partition -> first offset whose timestamp is >= timestamp_ms (None: no such record).
+
+    A time before 1970 asks for every record: negative timestamps are Kafka's sentinels
+    (-1 the log end, -2 the earliest, -3 the largest timestamp) or invalid, so a replay
+    --to-datetime 1969-12-31T23:59:59.999Z would otherwise have replayed nothing."""
+    at = OffsetSpec.for_timestamp(max(timestamp_ms, 0))
+    found = _list_offsets(admin, topic, partitions, at)
     return {p: (offset if offset >= 0 else None) for p, offset in found.items()}
 
 

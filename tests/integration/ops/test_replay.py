@@ -9,6 +9,7 @@ import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
 
+import pytest
 from confluent_kafka import Consumer
 from typer.testing import CliRunner
 
@@ -116,6 +117,30 @@ def test_execute_to_datetime_moves_offsets_to_the_first_record_at_that_time(
     assert result.exit_code == 0, result.output
     # No record that late: the log end, as kafka-consumer-groups does.
     assert committed(tenant_settings, group, topic, PARTITIONS) == {0: 10, 1: 10, 2: 10}
+
+
+@pytest.mark.parametrize(
+    "when", ["1969-12-31T23:59:59.999Z", "1969-12-31T23:59:59.997Z", "0001-01-01T00:00:00Z"]
+)
+def test_to_datetime_before_1970_replays_everything(
+    tenant_settings: Settings, tenant: Tenant, create_topics: Callable[..., object], when: str
+) -> None:
+    """Before the epoch is before every record: the earliest offset, as kafka-consumer-groups
+    goes. A timestamp of -1 ms is Kafka's "latest" and -3 "largest timestamp", and year 1
+    an invalid offset, so these replayed nothing, the wrong records, or failed."""
+    group = f"test-write-{uuid.uuid4().hex[:8]}"
+    topic = filled_and_committed(
+        tenant_settings, tenant, create_topics, "facts.judged", group, {0: 10, 1: 10, 2: 10}
+    )
+    args = ["replay", "write", "--group", group, "--to-datetime", when]
+
+    plan = CliRunner().invoke(app, [*args, "--json"], env=cli_env(tenant_settings))
+    assert plan.exit_code == 0, plan.output
+    assert json.loads(plan.stdout)["to_replay"] == 30
+
+    result = CliRunner().invoke(app, [*args, "--execute"], env=cli_env(tenant_settings))
+    assert result.exit_code == 0, result.output
+    assert committed(tenant_settings, group, topic, PARTITIONS) == {0: 0, 1: 0, 2: 0}
 
 
 def test_execute_refuses_while_the_group_has_an_active_member(
