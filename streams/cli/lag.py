@@ -26,6 +26,9 @@ def nothing_to_read(report: list[StageLag]) -> str | None:
     return None
 
 
+MAX_WATCH_S = 86_400  # a day
+
+
 def lag_command(
     ctx: typer.Context,
     as_json: JsonFlag = False,
@@ -56,6 +59,8 @@ def lag_command(
         int | None,
         typer.Option(
             metavar="PORT",
+            min=0,
+            max=65535,
             help="Serve the lag as Prometheus metrics (kafka_exporter names) on PORT until"
             " stopped, instead of printing it.",
         ),
@@ -69,6 +74,10 @@ def lag_command(
     a group that does not exist shows "-" everywhere. Exit code 1 when none of the
     stages' topics exists (nothing to read).
     """
+    if watch is not None and not 0 < watch <= MAX_WATCH_S:  # NaN too
+        # 0 refreshed in a busy loop that asked the cluster as fast as it answered; a
+        # negative, infinite or NaN interval printed once and then a traceback.
+        raise usage_error(f"--watch is a number of seconds above 0, at most {MAX_WATCH_S}")
     settings = settings_of(ctx)
     named = [s.value for s in stage or []]
     try:

@@ -88,7 +88,8 @@ def console_command(
         str | None, typer.Option(help="Bind address (FACTSTREAM_API_BIND_ADDRESS).")
     ] = None,
     port: Annotated[
-        int | None, typer.Option(help="Port (FACTSTREAM_API_PORT); 0: any free.")
+        int | None,
+        typer.Option(min=0, max=65535, help="Port (FACTSTREAM_API_PORT); 0: any free."),
     ] = None,
 ) -> None:
     """Serve the Playground and the read API: episodes, traces, memory, search, pipeline."""

@@ -125,11 +125,13 @@ def worker_command(
     ],
     concurrency: Annotated[
         int | None,
-        typer.Option("--concurrency", "-c", help="Records in flight (default: settings)."),
+        typer.Option("--concurrency", "-c", min=1, help="Records in flight (default: settings)."),
     ] = None,
     metrics_port: Annotated[
         int | None,
-        typer.Option("--metrics-port", help="Serve /metrics, /livez and /readyz here."),
+        typer.Option(
+            "--metrics-port", min=0, max=65535, help="Serve /metrics, /livez and /readyz here."
+        ),
     ] = None,
     stage_factory: Annotated[
         str | None, typer.Option("--stage-factory", help="'package.module:factory' to run.")

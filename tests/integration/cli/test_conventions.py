@@ -36,6 +36,16 @@ USAGE_ERRORS = [
     ["lag", "--stage", "nope"],
     ["lag", "--group", "g"],
     ["lag", "--stage", "extract", "--group", "g", "--group-prefix", "p"],
+    ["lag", "--watch", "0"],  # was a busy loop asking the cluster as fast as it answered
+    ["lag", "--watch", "-1"],  # these three printed once, then a traceback
+    ["lag", "--watch", "nan"],
+    ["lag", "--watch", "inf"],
+    ["lag", "--serve", "70000"],  # a traceback from bind()
+    ["lag", "--serve", "-1"],
+    ["worker", "write", "--metrics-port", "70000"],
+    ["worker", "write", "--concurrency", "0"],
+    ["console", "--port", "70000"],
+    ["console", "--port", "-5"],
     ["dlq", "list", "nope"],
     ["dlq", "show", "extract", "x"],
     ["dlq", "redrive", "extract", "--record", "1-2"],
