@@ -12,13 +12,8 @@ from streams.runtime.cadence import Cadence
 
 
 def _cadence(
-    *,
-    transactional: bool,
-    in_flight: list[int],
-    interval: float = 0.2,
-    quiet: float = 0.1,
-    hold: float | None = None,
-    behind: list[bool] | None = None,
+    *, transactional: bool, in_flight: list[int], interval: float = 0.2, quiet: float = 0.1,
+    hold: float | None = None, behind: list[bool] | None = None,
 ) -> Cadence:
     backlog = [True] if behind is None else behind
     return Cadence(
