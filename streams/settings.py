@@ -114,12 +114,10 @@ class Settings(BaseSettings):
     # --- workers ----------------------------------------------------------------------
     worker_concurrency: int = Field(default=32, ge=1)
     shutdown_deadline_s: float = Field(default=30.0, gt=0)
-    # A worker that is behind (records wait for a handler) holds a transaction open this
-    # long for more records; one that keeps up, commit_hold_ms. A Kafka-to-Kafka worker
-    # commits from commit_quiet_ms on once none is in flight or none has finished for
-    # that long, a sink once it holds outputs (streams/runtime/cadence.py).
+    # A busy worker holds a transaction open this long for more records; a Kafka-to-Kafka
+    # worker commits from commit_quiet_ms on once none is in flight or none has finished
+    # for that long, a sink once it holds outputs (streams/runtime/cadence.py).
     commit_interval_ms: int = Field(default=400, ge=1)
-    commit_hold_ms: int = Field(default=100, ge=1)
     commit_quiet_ms: int = Field(default=50, ge=1)
     max_poll_interval_ms: int = Field(default=300_000, ge=1000)
     session_timeout_ms: int = Field(default=45_000, ge=1000)

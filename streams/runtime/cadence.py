@@ -6,11 +6,8 @@ Kafka-to-Kafka worker's commit is on its records' path, so it holds the transact
 while holding pays: once the quiet time has passed since the previous commit, it commits
 as soon as no record is in flight (nothing would join) or none has finished for the quiet
 time (the ones in flight are slow, a model call: the next stage gets the finished ones
-now). A stage whose records keep finishing holds the transaction for the hold time, and
-for the whole interval only while it is behind (records wait for a handler slot or
-behind their key, or fetching is paused): fewer and bigger transactions, each of which
-costs the broker and the worker a fixed amount, are worth their wait only when a backlog
-would otherwise grow; a stage that keeps up hands its records on sooner. A
+now). A busy stage, whose records keep finishing, fills the whole interval: fewer and
+bigger transactions, each of which costs the broker and the worker a fixed amount. A
 sink's commit of offsets is not on the records' path: it waits the interval out, unless
 it holds outputs (dead letters, republished episodes), which go after the quiet time: a
 republished episode is a tenant's next episode waiting for its turn. Without a finished
@@ -42,15 +39,10 @@ class Cadence:
         poll_timeout_s: float,
         idle_poll_timeout_s: float,
         in_flight: Callable[[], int],
-        commit_hold_s: float | None = None,
-        behind: Callable[[], bool] = lambda: True,
     ) -> None:
         self._transactional = transactional
         self._interval = commit_interval_s
         self._quiet = min(commit_quiet_s, commit_interval_s)
-        hold = commit_interval_s if commit_hold_s is None else commit_hold_s
-        self._hold = min(max(hold, self._quiet), commit_interval_s)
-        self._behind = behind  # records wait for a slot or their key, or fetching paused
         self._poll_timeout_s = poll_timeout_s
         self._idle_s = max(poll_timeout_s, idle_poll_timeout_s)
         self._in_flight = in_flight  # records taken in and not finished
@@ -90,14 +82,13 @@ class Cadence:
         """Wait out the interval since the last commit ended, so that records finishing
         meanwhile share the transaction; from the quiet time on, a Kafka-to-Kafka worker
         stops waiting once nothing is in flight or nothing has finished for that long, and
-        from the hold time on once it is not behind; a sink once it holds outputs."""
+        a sink once it holds outputs."""
         until = self._last_commit_end + self._interval
         earliest = self._last_commit_end + self._quiet
         if not self._transactional:
             await _wait(self._outputs, until - time.monotonic())
             await asyncio.sleep(max(0.0, min(until, earliest) - time.monotonic()))
             return
-        held_enough = self._last_commit_end + self._hold
         while (now := time.monotonic()) < until:
             if now < earliest:
                 await asyncio.sleep(earliest - now)
@@ -105,11 +96,8 @@ class Cadence:
             lull_ends = self._last_finish + self._quiet
             if not self._in_flight() or now >= lull_ends:
                 return
-            if now >= held_enough and not self._behind():
-                return
-            wake = min(until, lull_ends, held_enough if now < held_enough else until)
             self._drained.clear()
-            await _wait(self._drained, wake - now)
+            await _wait(self._drained, min(until, lull_ends) - now)
 
 
 async def _wait(event: asyncio.Event, timeout: float) -> None:

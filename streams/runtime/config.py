@@ -41,7 +41,6 @@ class WorkerConfig:
     member_name: str = field(default_factory=default_instance_id)
     concurrency: int = 32
     commit_interval_s: float = 0.4
-    commit_hold_s: float = 0.1
     commit_quiet_s: float = 0.05
     shutdown_deadline_s: float = 30.0
     max_poll_interval_ms: int = 300_000
@@ -103,7 +102,6 @@ class WorkerConfig:
             instance_id=instance_id,
             concurrency=concurrency or settings.worker_concurrency,
             commit_interval_s=settings.commit_interval_ms / 1000,
-            commit_hold_s=settings.commit_hold_ms / 1000,
             commit_quiet_s=settings.commit_quiet_ms / 1000,
             metrics_port=settings.metrics_port if metrics_port is None else metrics_port,
             **{name: getattr(settings, name) for name in _FROM_SETTINGS},

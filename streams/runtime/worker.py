@@ -74,9 +74,9 @@ class Worker(RebalanceSide, HealthSide):
         self._install_signals = install_signals
         self._cadence = Cadence(
             transactional=self.transactional, commit_interval_s=cfg.commit_interval_s,
-            commit_quiet_s=cfg.commit_quiet_s, commit_hold_s=cfg.commit_hold_s,
+            commit_quiet_s=cfg.commit_quiet_s,
             poll_timeout_s=poll_timeout_s, idle_poll_timeout_s=idle_poll_timeout_s,
-            in_flight=lambda: self._dispatcher.queued, behind=self._behind,
+            in_flight=lambda: self._dispatcher.queued,
         )  # fmt: skip
         self._max_poll_records = max_poll_records
         self._ledgers: dict[TP, PartitionLedger] = {}
@@ -225,11 +225,6 @@ class Worker(RebalanceSide, HealthSide):
             self._paused = lanes >= 2 * c or unfinished >= 4 * c or held >= self.cfg.max_held
         self.metrics.paused.set(1 if self._paused else 0)
         return self._paused
-
-    def _behind(self) -> bool:
-        """Records wait for a handler slot or behind their key, or fetching is paused: a
-        backlog, which bigger transactions help to clear."""
-        return self._paused or self._dispatcher.queued > self._dispatcher.running
 
     def _accept(self, rec: Record) -> None:
         led = self._ledgers.get(rec.tp)

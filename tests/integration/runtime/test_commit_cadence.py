@@ -1,7 +1,6 @@
 """When a Kafka-to-Kafka worker commits: a transaction waits up to the commit interval for
-more records to share it while records keep finishing and others wait for a handler, up
-to the hold time while the worker keeps up, but not for records that are not there, nor
-for slow ones once nothing has finished for the quiet time.
+more records to share it while records keep finishing, but not for records that are not
+there, nor for slow ones once nothing has finished for the quiet time.
 
 A stage's outputs are produced inside the commit's transaction, so their CreateTime is
 when the worker committed them.
@@ -22,7 +21,6 @@ from tests.support.stages import PassthroughStage
 pytestmark = pytest.mark.timeout(150)
 INTERVAL_S = 10.0
 QUIET_S = 2.0
-HOLD_S = 4.0
 
 
 async def _outputs(bootstrap: str, topic: str, count: int) -> dict[int, Out]:
@@ -33,23 +31,19 @@ async def _outputs(bootstrap: str, topic: str, count: int) -> dict[int, Out]:
 
 
 async def _handed_on_after_a_first_commit(
-    bootstrap: str, topics: Callable[..., str], later: list[tuple[str, int, float]],
-    *, hold_s: float = INTERVAL_S, concurrency: int = 16,
-) -> tuple[dict[int, Out], float]:  # fmt: skip
-    """Run a worker with a commit interval of INTERVAL_S, a quiet time of QUIET_S and a
-    hold time of ``hold_s``; hand one record on (its first commit goes at once), then
-    publish ``later`` (tenant, seq, handler delay ms). Returns the outputs by seq, and the
-    first commit's time."""
+    bootstrap: str, topics: Callable[..., str], later: list[tuple[str, int, float]]
+) -> tuple[dict[int, Out], float]:
+    """Run a worker with a commit interval of INTERVAL_S and a quiet time of QUIET_S; hand
+    one record on (its first commit goes at once), then publish ``later`` (tenant, seq,
+    handler delay ms). Returns the outputs by seq, and the first commit's time."""
     prefix = topics("runtime.in", "runtime.out", "dlq.passthrough", partitions=2)
     settings = runtime_settings(
         bootstrap, prefix, commit_interval_ms=int(INTERVAL_S * 1000),
-        commit_quiet_ms=int(QUIET_S * 1000), commit_hold_ms=int(hold_s * 1000),
+        commit_quiet_ms=int(QUIET_S * 1000),
     )  # fmt: skip
     src, out = settings.topic("runtime.in"), settings.topic("runtime.out")
     stage = PassthroughStage(src, out)
-    cfg = WorkerConfig.from_settings(
-        settings, stage.name, group=f"g-{prefix}", concurrency=concurrency
-    )
+    cfg = WorkerConfig.from_settings(settings, stage.name, group=f"g-{prefix}", concurrency=16)
     async with running(Worker(stage, cfg)):
         produce(bootstrap, src, [(b"ds0:p", event("ds0:p", 0))])
         first = (await _outputs(bootstrap, out, 1))[0].timestamp_ms / 1000
@@ -103,32 +97,3 @@ async def test_records_that_never_stop_finishing_commit_once_per_interval(
     assert INTERVAL_S - 0.5 <= times[0] < INTERVAL_S + 1.5, f"committed at {times}"
     assert max(times[:8]) - min(times[:8]) < 0.5, f"the first eight apart: {times}"
     assert min(times[11:]) > times[0] + 1.0, f"the last ones went with the first: {times}"
-
-
-async def test_a_worker_that_keeps_up_commits_at_the_hold_time(
-    kafka_bootstrap: str, topics: Callable[..., str]
-) -> None:
-    # The same records finishing every second, each with a handler slot of its own: the
-    # worker keeps up, so the transaction goes at the hold time, not at the interval.
-    later = [(f"ds{i}:p", i, 1000.0 * (i - 1)) for i in range(1, 16)]
-    outs, first = await _handed_on_after_a_first_commit(
-        kafka_bootstrap, topics, later, hold_s=HOLD_S
-    )
-    times = _after(outs, first, *range(1, 16))
-    assert HOLD_S - 0.5 <= times[0] < HOLD_S + 1.5, f"committed at {times}"
-    commits = sorted({round(t, 1) for t in times})
-    gaps = [b - a for a, b in zip(commits, commits[1:], strict=False)]
-    assert len(commits) >= 3 and max(gaps) < HOLD_S + 1.5, f"committed at {times}"
-
-
-async def test_a_worker_with_records_waiting_for_a_handler_holds_to_the_interval(
-    kafka_bootstrap: str, topics: Callable[..., str]
-) -> None:
-    # Two handler slots, 36 records of 0.7 s each: two finish every 0.7 s while the rest
-    # wait (12.6 s in all), a backlog that bigger transactions help to clear.
-    later = [(f"ds{i}:p", i, 700.0) for i in range(1, 37)]
-    outs, first = await _handed_on_after_a_first_commit(
-        kafka_bootstrap, topics, later, hold_s=HOLD_S, concurrency=2
-    )
-    times = _after(outs, first, *range(1, 37))
-    assert INTERVAL_S - 0.5 <= min(times) < INTERVAL_S + 1.5, f"committed at {times}"

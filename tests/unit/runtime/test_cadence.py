@@ -12,14 +12,11 @@ from streams.runtime.cadence import Cadence
 
 
 def _cadence(
-    *, transactional: bool, in_flight: list[int], interval: float = 0.2, quiet: float = 0.1,
-    hold: float | None = None, behind: list[bool] | None = None,
+    *, transactional: bool, in_flight: list[int], interval: float = 0.2, quiet: float = 0.1
 ) -> Cadence:
-    backlog = [True] if behind is None else behind
     return Cadence(
         transactional=transactional, commit_interval_s=interval, commit_quiet_s=quiet,
         poll_timeout_s=0.05, idle_poll_timeout_s=0.5, in_flight=lambda: in_flight[0],
-        commit_hold_s=hold, behind=lambda: backlog[0],
     )  # fmt: skip
 
 
@@ -66,50 +63,21 @@ async def test_a_slow_record_in_flight_does_not_hold_the_finished_ones() -> None
     assert 0.15 <= await _seconds_to_commit(slow) < 0.45
 
 
-async def _while_records_keep_finishing(cadence: Cadence) -> float:
-    """Seconds to the next commit while a record finishes every 50 ms."""
-    cadence.committed()
-    cadence.record_done(ours=True)
+async def test_records_that_keep_finishing_hold_the_transaction_to_the_interval() -> None:
+    busy = _cadence(transactional=True, in_flight=[3], interval=0.8, quiet=0.2)
+    busy.committed()
+    busy.record_done(ours=True)
 
     async def keep_finishing() -> None:
         while True:
             await asyncio.sleep(0.05)
-            cadence.record_done(ours=True)
+            busy.record_done(ours=True)
 
     finishing = asyncio.create_task(keep_finishing())
     try:
-        return await _seconds_to_commit(cadence)
+        assert await _seconds_to_commit(busy) >= 0.75
     finally:
         finishing.cancel()
-
-
-async def test_records_that_keep_finishing_hold_the_transaction_to_the_interval() -> None:
-    busy = _cadence(transactional=True, in_flight=[3], interval=0.8, quiet=0.2)
-    assert await _while_records_keep_finishing(busy) >= 0.75
-
-
-async def test_a_worker_that_keeps_up_holds_only_the_hold_time() -> None:
-    # Records keep finishing, none waits for a handler: the transaction goes at the hold
-    # time, so a stage below capacity does not add the whole interval to each record.
-    keeping_up = _cadence(
-        transactional=True, in_flight=[3], interval=0.8, quiet=0.1, hold=0.3, behind=[False]
-    )
-    assert 0.25 <= await _while_records_keep_finishing(keeping_up) < 0.5
-
-
-async def test_a_worker_behind_holds_to_the_interval_and_goes_once_it_catches_up() -> None:
-    behind = [True]
-    worker = _cadence(
-        transactional=True, in_flight=[3], interval=0.8, quiet=0.1, hold=0.2, behind=behind
-    )
-    assert await _while_records_keep_finishing(worker) >= 0.75
-    # Behind at the hold time, caught up 0.2 s later: it commits then, not at the interval.
-    loop = asyncio.get_running_loop()
-    caught_up = loop.call_later(0.4, behind.__setitem__, 0, False)
-    try:
-        assert 0.35 <= await _while_records_keep_finishing(worker) < 0.65
-    finally:
-        caught_up.cancel()
 
 
 async def test_a_sink_waits_the_interval_out_unless_it_holds_outputs() -> None:
