@@ -125,7 +125,7 @@ class Settings(BaseSettings):
     # ...and for at least this long since the first attempt (both must hold), so a
     # Postgres restart or a broker failover is ridden out instead of dead-lettered.
     transient_min_retry_s: float = Field(default=60.0, ge=0)
-    metrics_port: int = Field(default=0, ge=0)  # 0: no HTTP server
+    metrics_port: int = Field(default=0, ge=0, le=65535)  # 0: no HTTP server
     # Where the metrics and health server listens: all interfaces (containers), "127.0.0.1"
     # to keep it on the machine, "::" for IPv6.
     metrics_bind_address: str = "0.0.0.0"

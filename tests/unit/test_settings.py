@@ -78,6 +78,15 @@ def test_invalid_values_are_refused(clean_env: pytest.MonkeyPatch) -> None:
         Settings()
 
 
+@pytest.mark.parametrize("port", ["70000", "-1"])
+def test_a_metrics_port_outside_tcp_ports_is_refused_at_start_up(
+    clean_env: pytest.MonkeyPatch, port: str
+) -> None:
+    clean_env.setenv("FACTSTREAM_METRICS_PORT", port)
+    with pytest.raises(ValidationError, match="metrics_port"):
+        Settings()
+
+
 def test_frozen(clean_env: pytest.MonkeyPatch) -> None:
     s = Settings()
     with pytest.raises(ValidationError):
