@@ -35,6 +35,7 @@ from streams.domain.mending import FILLERS, little, may_elide, may_leave_out, me
 from streams.domain.mood import asked, supposed, wished
 from streams.domain.negation import negated_after, negated_before
 from streams.domain.support import unmentioned
+from streams.domain.takeback import taken_back
 from streams.domain.wording import Wording, is_unspaced, normalise, tokens, wording
 from streams.events import Message, Role
 
@@ -113,7 +114,12 @@ class _Said:
 
 
 def _moody(said: Wording, start: int, end: int) -> bool:
-    return asked(said, start, end) or supposed(said, start, end) or wished(said, start, end)
+    return (
+        asked(said, start, end)
+        or supposed(said, start, end)
+        or wished(said, start, end)
+        or taken_back(said, start, end)
+    )
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,56 @@
+"""A quote the user took back, another's saying of it, or role play: not the user's."""
+
+from __future__ import annotations
+
+import pytest
+
+from streams.domain.quotes import quote_found
+
+
+@pytest.mark.parametrize(
+    ("text", "quote"),
+    [
+        ("My sister keeps telling people I work at Google, but I don't.", "I work at Google"),
+        ("I work at Google, but I'm not.", "I work at Google"),
+        ("I work at Google, which isn't true.", "I work at Google"),
+        ("I work at Google, but that's not true.", "I work at Google"),
+        ("I work at Google — not really.", "I work at Google"),
+        ("I work at Google, just kidding.", "I work at Google"),
+        ("I work at Google jk", "I work at Google"),
+        ("I work at Google lol no", "I work at Google"),
+        ("I work at Google... kidding!", "I work at Google"),
+        ("I work at Google as a chef, jk", "I work at Google"),
+        ("Vivo en Madrid, pero no es verdad.", "Vivo en Madrid"),
+        ("J'habite à Paris, mais ce n'est pas vrai.", "J'habite à Paris"),
+        ("Ich wohne in Berlin, aber das stimmt nicht.", "Ich wohne in Berlin"),
+        ("Я живу в Москве, но это неправда.", "Я живу в Москве"),
+        ("我住在北京，但不是真的。", "我住在北京"),
+        ("私は東京に住んでいます、でも違います。", "私は東京に住んでいます"),
+        ("İstanbul'da yaşıyorum, ama doğru değil.", "İstanbul'da yaşıyorum"),
+        ("Saya tinggal di Jakarta, tapi bohong.", "Saya tinggal di Jakarta"),
+        ("أنا أعيش في القاهرة، لكن هذا غير صحيح.", "أنا أعيش في القاهرة"),
+    ],
+)
+def test_a_statement_taken_back_in_the_next_clause_is_not_the_users(text: str, quote: str) -> None:
+    assert not quote_found(quote, [text])
+
+
+@pytest.mark.parametrize(
+    ("text", "quote"),
+    [
+        ("I work at Google, but I don't like it", "I work at Google"),
+        ("I live in Berlin, just kidding about the cat", "I live in Berlin"),
+        ("My wife is vegan, but I'm not.", "My wife is vegan"),
+        ("I like tea, and no, I don't smoke", "I like tea"),
+        ("I live in Berlin, no?", "I live in Berlin"),
+        ("I like cats but not dogs", "I like cats"),
+        ("I live in Berlin. I work at Google, jk", "I live in Berlin"),
+    ],
+)
+def test_a_denial_of_something_else_leaves_the_statement(text: str, quote: str) -> None:
+    assert quote_found(quote, [text])
+
+
+def test_an_unsure_opening_stays_as_decided() -> None:
+    text = "I'm not sure, but I think I'll stay in Berlin"
+    assert quote_found("I'll stay in Berlin", [text])
