@@ -36,6 +36,31 @@ _REPORTING = phrase_index(
     " חושבים חושבות anadhani wanadhani anafikiri wanafikiri 觉得 覺得 认为 認為 以为 以為",
     phrases=("लगता है",),
 )
+# Saying, and telling others: "My mom says I'm lactose intolerant", "My friend told
+# everyone I moved to Paris".
+_SAYING = word_set(
+    "says say said saying tells tell told telling sagt sagen erzählt erzählen dit disent"
+    " raconte dice dicen diz dizem zegt zeggen говорит говорят mówi mówią"
+)
+_TELLING = word_set("tells tell told telling erzählt erzählen raconte")
+# Everyday words elsewhere (English "dice", Dutch "dit" "this"): saying only before "que".
+_WITH_QUE = word_set("dit dice")
+_TOLD = word_set("told")
+_TOLD_REACH = 4  # words between "told" and the quote: "told my whole family"
+_SPEAKER_REACH = 4
+_THAT = word_set("that dass que что że dat")
+_THE_USER = word_set("me us mir uns moi nous mnie мне нам")
+_TO = word_set("to")
+# Between who says and the verb: "People keep saying", "My mom is always telling".
+_BEFORE_SAYING = word_set(
+    "keep keeps kept always still also just even often constantly never ever is are was"
+    " were has have had will would immer toujours siempre sempre всегда"
+)
+# Whose saying is a finding the user reports as theirs: "My doctor says I'm diabetic".
+_AUTHORITIES = word_set(
+    "doctor doctors doc dentist physician therapist psychiatrist psychologist gp nurse"
+    " specialist test tests results scan arzt ärztin médecin médico врач lekarz"
+)
 _ACCORDING_TO = frozenset(
     tuple(tokens(p)) for p in ("according to", "laut", "selon", "según", "по словам")
 )
@@ -49,9 +74,11 @@ _WISHED_AFTER_STARTS = tuple("".join(w) for w in folded_words("싶 たい たか
 
 def reported(said: Wording, first: int, start: int) -> bool:
     """Whether the quote is someone else's view: just after "thinks", "claims" and the
-    like (or after them and "that") said by another than the user, or in a sentence
-    opening "According to"."""
+    like (or after them and "that") said by another than the user, after another's
+    "says" or "told everyone", or in a sentence opening "According to"."""
     words = said.words
+    if said_by_another(said, first, start):
+        return True
     if any(tuple(words[first : first + len(p)]) == p for p in _ACCORDING_TO):
         return any(b in said.breaks for b in range(first + 1, start + 1))
     for end in (start, start - 1):
@@ -59,6 +86,41 @@ def reported(said: Wording, first: int, start: int) -> bool:
         who = end - len(phrase) - 1 if phrase else -1
         if phrase and who >= first:
             return words[who] not in FIRST_PERSON
+    return False
+
+
+def said_by_another(said: Wording, first: int, start: int) -> bool:
+    """Whether another than the user says the quote just before it ("My mom says", "People
+    keep saying", "My friend told everyone"), not the user ("I told my boss", "I have to
+    tell you") nor once to the user ("My doctor told me": a finding the user reports), nor
+    a doctor or a test ("My doctor says I'm diabetic")."""
+    words = said.words
+    for at in range(start - 1, max(first, start - _TOLD_REACH - 1) - 1, -1):
+        if at + 1 < start and at + 1 in said.breaks:
+            return False  # the verb is in another clause: "My mom says hi. I ..."
+        if words[at] in _SAYING and (words[at] not in _WITH_QUE or words[at + 1] in _THAT):
+            between = [w for w in words[at + 1 : start] if w not in _THAT]
+            if between and (words[at] not in _TELLING or _told_the_user(words[at], between)):
+                return False  # "says hi I ...", "told me I'm diabetic"
+            return _another_speaker(words, first, at)
+    return False
+
+
+def _told_the_user(verb: str, between: Sequence[str]) -> bool:
+    """ "told me": what the user learned and reports ("My mom told me I was born in
+    Paris"); "tells me", "keeps telling me" is a view ("My wife keeps telling me I snore")."""
+    return verb in _TOLD and between[0] in _THE_USER
+
+
+def _another_speaker(words: Sequence[str], first: int, verb: int) -> bool:
+    """Whether who says the verb at ``words[verb]`` is another than the user (nor "to
+    say", the user's own: "I'm happy to say")."""
+    for at in range(verb - 1, max(first, verb - _SPEAKER_REACH) - 1, -1):
+        word = words[at]
+        if word in _TO or word in FIRST_PERSON or word in _THE_USER:
+            return False
+        if word not in _BEFORE_SAYING:
+            return word not in _AUTHORITIES
     return False
 
 

@@ -54,3 +54,41 @@ def test_a_denial_of_something_else_leaves_the_statement(text: str, quote: str) 
 def test_an_unsure_opening_stays_as_decided() -> None:
     text = "I'm not sure, but I think I'll stay in Berlin"
     assert quote_found("I'll stay in Berlin", [text])
+
+
+@pytest.mark.parametrize(
+    ("text", "quote"),
+    [
+        ("My mom says I'm lactose intolerant.", "I'm lactose intolerant"),
+        ("People keep saying I'm shy", "I'm shy"),
+        ("My friend told everyone I moved to Paris", "I moved to Paris"),
+        ("My sister keeps telling people I work at Google", "I work at Google"),
+        ("They say I look young", "I look young"),
+        ("My wife is always telling me I snore", "I snore"),
+        ("Meine Mutter sagt, ich bin faul", "ich bin faul"),
+        ("Ma mère dit que je suis paresseux", "je suis paresseux"),
+        ("Mi madre dice que soy perezoso", "soy perezoso"),
+    ],
+)
+def test_what_another_says_of_the_user_is_their_view(text: str, quote: str) -> None:
+    assert not quote_found(quote, [text])
+
+
+@pytest.mark.parametrize(
+    ("text", "quote"),
+    [
+        ("I told my boss I'm quitting", "I'm quitting"),
+        ("My doctor told me I'm diabetic", "I'm diabetic"),
+        ("My doctor says I'm diabetic", "I'm diabetic"),
+        ("My mom told me I was born in Paris", "I was born in Paris"),
+        ("I was diagnosed with diabetes", "I was diagnosed with diabetes"),
+        ("Let me tell you I love this place", "I love this place"),
+        ("I have to tell you I moved to Berlin", "I moved to Berlin"),
+        ("I'm happy to say I'm engaged", "I'm engaged"),
+        ("I keep telling people I'm vegan", "I'm vegan"),
+        ("My mom says hi, I live in Berlin", "I live in Berlin"),
+        ("My mom says hi. I live in Berlin.", "I live in Berlin"),
+    ],
+)
+def test_the_users_own_saying_or_a_finding_told_them_stands(text: str, quote: str) -> None:
+    assert quote_found(quote, [text])
