@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from streams.domain.fiction import fictional
 from streams.domain.marks import any_trailing, asked_whole, inverted_condition, trailing_condition
 from streams.domain.views import FIRST_PERSON, reported, wished_after
 from streams.domain.wording import (
@@ -189,6 +190,8 @@ def supposed(said: Wording, start: int, end: int) -> bool:
     if _an_opening_condition(said, first, (start, end, last)):
         return not _about_the_telling(words, first + 1, start)
     if _supposing_at(words, first, start) or reported(said, first, start):
+        return True
+    if fictional(said, first, start):
         return True
     if inverted_condition(words, first, start, said.breaks):
         return not _MANNER.intersection(words[first + 1 : first + 1 + _MANNER_REACH])

@@ -92,3 +92,52 @@ def test_what_another_says_of_the_user_is_their_view(text: str, quote: str) -> N
 )
 def test_the_users_own_saying_or_a_finding_told_them_stands(text: str, quote: str) -> None:
     assert quote_found(quote, [text])
+
+
+@pytest.mark.parametrize(
+    ("text", "quote"),
+    [
+        ("Let's write a story where I'm a detective in Paris", "I'm a detective in Paris"),
+        ("In my novel I live on Mars", "I live on Mars"),
+        ("In my novel, I live on Mars", "I live on Mars"),
+        ("Let's play a game: you're the barista and I'm a millionaire", "I'm a millionaire"),
+        ("Roleplay: I am the king of France", "I am the king of France"),
+        ("In the game I own a castle", "I own a castle"),
+        ("hypothetically I'm a billionaire", "I'm a billionaire"),
+        ("I had a dream where I was a pilot", "I was a pilot"),
+        ("假设我是国王。", "我是国王"),
+        ("Im Spiel bin ich ein König", "bin ich ein König"),
+        ("En el juego soy rico", "soy rico"),
+        ("Hypothétiquement, je suis milliardaire", "je suis milliardaire"),
+    ],
+)
+def test_role_play_and_fiction_are_not_the_users_statement(text: str, quote: str) -> None:
+    assert not quote_found(quote, [text])
+
+
+@pytest.mark.parametrize(
+    ("text", "quote"),
+    [
+        ("Imaginons que je suis un roi.", "je suis un roi"),
+        ("Stell dir vor, ich bin ein König.", "ich bin ein König"),
+        ("もし私が王様なら", "私が王様"),
+        ("Supongamos que soy rico.", "soy rico"),
+    ],
+)
+def test_suppositions_in_other_languages_stay_supposed(text: str, quote: str) -> None:
+    assert not quote_found(quote, [text])
+
+
+@pytest.mark.parametrize(
+    ("text", "quote"),
+    [
+        ("I work in the game industry and I live in Berlin", "I live in Berlin"),
+        ("In the book club I met my wife", "I met my wife"),
+        ("I'm writing a novel. I live in Berlin.", "I live in Berlin"),
+        ("I love story games and I live in Berlin", "I live in Berlin"),
+        ("My dream is to open a bakery, I live in Lyon", "I live in Lyon"),
+        ("I play a game every night", "I play a game every night"),
+    ],
+)
+def test_a_story_or_game_talked_about_leaves_the_statement(text: str, quote: str) -> None:
+    assert quote_found(quote, [text])

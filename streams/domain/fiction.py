@@ -1,0 +1,65 @@
+"""Role play and fiction around a quote (for streams/domain/mood.py).
+
+"Let's write a story where I'm a detective", "In my novel I live on Mars", "Let's play a
+game: you're the barista and I'm a millionaire", "Roleplay: I am the king of France",
+"Hypothetically I'm a billionaire", "假设我是国王": what the user says inside a story, a
+game or a supposition is the story's, not the user's. A frame counts in the quote's own
+sentence, before the quote: a word that is only a frame ("roleplay", "hypothetically",
+"let's pretend"), or a story, novel, game or dream the words are "in" or "where" ("In the
+game I own a castle"), not one the user talks about ("I work in the game industry", "In
+the book club I met my wife").
+"""
+
+from __future__ import annotations
+
+from streams.domain.views import FIRST_PERSON
+from streams.domain.wording import Wording, ends_with_phrase, phrase_index, word_set
+
+_FRAMES = phrase_index(
+    "roleplay role-play roleplaying hypothetically hypothétiquement hipotéticamente"
+    " hipoteticamente ipoteticamente hypothetisch rollenspiel 假设 假設 设想 設想 角色扮演"
+    " ロールプレイ",
+    phrases=(
+        "let's pretend", "let's play", "let's write", "let's imagine", "let's roleplay",
+        "let us pretend", "make believe", "make-believe", "jeu de rôle", "juego de rol",
+        "gioco di ruolo", "ролевая игра", "游戏里", "遊戲裡", "故事里", "故事裡", "小说里",
+        "小說裡", "梦里", "夢裡",
+    ),
+)  # fmt: skip
+# What may hold a made-up world, in English, German, French, Spanish, Italian,
+# Portuguese and Russian (its case after "в").
+_FICTIONS = word_set(
+    "story novel game book dream fanfic fanfiction screenplay script rpg roman spiel"
+    " geschichte traum histoire jeu rêve juego novela historia sueño storia gioco sogno"
+    " romanzo história jogo sonho игре романе истории сне рассказе книге"
+)
+_INTO = word_set("in im dans en no na nel nella в во")
+_WHERE = word_set("where wo où donde onde dove где")
+_INTO_REACH = 3  # words from "in" to the story: "in my new novel"
+
+
+def fictional(said: Wording, first: int, start: int) -> bool:
+    """Whether a frame of role play or fiction stands before ``said.words[start]`` in its
+    sentence (from ``first``)."""
+    words = said.words
+    before = words[first:start]
+    if _FRAMES.keys().isdisjoint(before) and _FICTIONS.isdisjoint(before):
+        return False  # the common case
+    for at in range(first + 1, start + 1):
+        if ends_with_phrase(words, at, _FRAMES):
+            return True
+        if words[at - 1] in _FICTIONS and _made_up_in(said, first, at - 1, start):
+            return True
+    return False
+
+
+def _made_up_in(said: Wording, first: int, noun: int, start: int) -> bool:
+    """Whether the story at ``said.words[noun]`` holds what follows: "a story where",
+    "in my novel, I", "in the game I"."""
+    words = said.words
+    after = noun + 1
+    if after < start and words[after] in _WHERE:
+        return True
+    if not (after == start or after in said.breaks or words[after] in FIRST_PERSON):
+        return False  # "in the game industry", "in the book club"
+    return not _INTO.isdisjoint(words[max(first, noun - _INTO_REACH) : noun])
