@@ -35,6 +35,7 @@ _DENIALS = frozenset(
 )  # fmt: skip
 # "no" alone denies only after a laugh ("lol no"): "I live in Berlin, no?" asks, and
 # "..., and no, I don't smoke" answers.
+_LONGEST = 8  # words of a denial with its openers
 _LAUGHS = word_set("lol haha jaja mdr")
 # "I'm not", "I don't" deny only what the user said of themself: "My wife is vegan, but
 # I'm not" leaves the wife vegan.
@@ -57,6 +58,8 @@ def taken_back(said: Wording, start: int, end: int) -> bool:
 
 def _a_denial(said: Wording, span: tuple[int, int], *, own: bool) -> bool:
     """Whether ``said.words`` at ``span`` are a denial, after "but", "which" or a laugh."""
+    if span[1] - span[0] > _LONGEST:
+        return False  # a longer clause says more than a denial
     clause = said.words[span[0] : span[1]]
     opened = 0
     while opened < len(clause) and clause[opened] in _OPENERS:
