@@ -95,6 +95,7 @@ def trace_json(trace: EpisodeTrace, transcript: list[Any]) -> dict[str, Any]:
         "transcript": plain(transcript),
         "model_calls": plain(trace.calls),
         "drops": plain(trace.drops),
+        "mends": plain(trace.mends),
         "facts_added": plain(trace.facts_added),
         "facts_ended": plain(trace.facts_ended),
     }

@@ -2,7 +2,9 @@
 
 Renders :func:`streams.store.traces.load_traces`: the ledger (status per stage, retries,
 last errors, the claim), every model request and response (truncated unless ``--full``),
-what each stage dropped and why, the facts the episode added and the facts it ended.
+what the guards mended silently (a type read as THING, a predicate normalised, a cap, a
+confidence clamped, a date moved, a kind decided, the user added), what each stage
+dropped and why, the facts the episode added and the facts it ended.
 """
 
 from __future__ import annotations
@@ -107,6 +109,15 @@ def drops_tables(trace: EpisodeTrace) -> Iterator[Table]:
         yield table
 
 
+def mends_table(trace: EpisodeTrace) -> Table:
+    table = Table(title=f"mended by guard ({len(trace.mends)})", title_justify="left")
+    for title in ("what", "entity / claim", "model gave", "stored", "why"):
+        table.add_column(title, overflow="fold")
+    for m in trace.mends:
+        table.add_row(*(safe_text(m[c]) for c in ("what", "item", "given", "stored", "why")))
+    return table
+
+
 def added_table(trace: EpisodeTrace) -> Table:
     table = Table(title=f"facts added ({len(trace.facts_added)})", title_justify="left")
     for column in (
@@ -164,6 +175,7 @@ def render(trace: EpisodeTrace, full: bool) -> Iterator[RenderableType]:
     yield ledger_table(trace)
     yield Text(f"model calls ({len(trace.calls)})", style="bold")
     yield from call_panels(trace, full)
+    yield mends_table(trace) if trace.mends else Text("nothing mended by guard")
     if trace.drops:
         yield from drops_tables(trace)
     else:
@@ -180,7 +192,7 @@ def trace_command(
     full: Annotated[bool, typer.Option("--full", help="Do not truncate requests.")] = False,
     as_json: JsonFlag = False,
 ) -> None:
-    """Why (not) this fact: the episode's ledger, model calls, drops, facts added/ended.
+    """Why (not) this fact: the episode's ledger, model calls, mends, drops, facts added/ended.
 
     --json prints an array of traces (one per tenant holding the episode id); exit code 1
     when no tenant holds it.

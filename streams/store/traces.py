@@ -2,15 +2,17 @@
 
 Shows the ledger row (status per stage), every model request and response, what each
 guard, dedup, judge and write step dropped and why, the facts the episode added and the
-facts those ended. Read-only; every query filters on the episode's own tenant.
+facts those ended, and what the guards silently mended in the extract answer (derived on
+read by streams/domain/mends.py). Read-only; every query filters on the episode's own tenant.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from streams.domain.mends import derive_mends, read_stored_answer
 from streams.store.db import connect
 
 
@@ -24,6 +26,19 @@ class EpisodeTrace:
     drops: list[dict[str, Any]] = field(default_factory=list)
     facts_added: list[dict[str, Any]] = field(default_factory=list)
     facts_ended: list[dict[str, Any]] = field(default_factory=list)
+    # What the guards changed silently (what, item, given, stored, why), derived on read.
+    mends: list[dict[str, str]] = field(default_factory=list)
+
+
+def extract_mends(calls: list[dict[str, Any]], facts_added: list[dict[str, Any]]) -> list[Any]:
+    """The mends of the episode's last answered extract call; objects of relationships it
+    added count as known entities (a literal naming one was promoted)."""
+    answered = [c for c in calls if c.get("kind") == "extract" and not c.get("error")]
+    raw = read_stored_answer(answered[-1].get("response")) if answered else None
+    if raw is None:
+        return []
+    known = [f["object"] for f in facts_added if f.get("kind") == "relationship"]
+    return [asdict(m) for m in derive_mends(raw, known)]
 
 
 _LEDGER = (
@@ -100,6 +115,7 @@ async def _load_one(conn: Any, ledger: dict[str, Any]) -> EpisodeTrace:
             *key,
         )
     ]
+    trace.mends = extract_mends(trace.calls, trace.facts_added)
     return trace
 
 
