@@ -2,8 +2,9 @@
 
 The ledger and each stage's status, the user's messages, every model call in full
 (prompt, response schema, the raw reply, the parsed value, tokens, latency, attempts,
-errors), what each guard, dedup, judge and write step dropped and why, the judge's
-verdict on each pair, and what the writer added and ended.
+errors), what the guards mended silently (a type, a predicate, a cap, a confidence, a
+date, a kind, the user added), what each guard, dedup, judge and write step dropped and
+why, the judge's verdict on each pair, and what the writer added and ended.
 """
 
 from __future__ import annotations
@@ -147,6 +148,10 @@ async def episode_page(request: Request) -> HTMLResponse:
         tag("div", [call_block(i, c, scope) for i, c in enumerate(calls, 1)], id="calls"),
         tag("h2", "judge verdicts"),
         table(["pair", "candidate", "existing", "verdict"], _verdicts(calls), id="verdicts"),
+        tag("h2", f"mended by the guards ({len(trace.mends)})"),
+        table(["what", "entity / claim", "model gave", "stored", "why"],
+              [[m["what"], m["item"], m["given"], m["stored"], m["why"]] for m in trace.mends],
+              id="mends"),
         tag("h2", "dropped, and why"),
         *_drops(trace),
         tag("h2", f"what the writer added ({len(trace.facts_added)})"),

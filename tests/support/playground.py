@@ -61,8 +61,8 @@ def evil_event() -> EpisodeCompleted:
     return episode(*EVIL, "evil-1", EVIL_SAID, completed_at=said)
 
 
-EVIL_GRAPH = graph(
-    {"user": "PERSON"}, claim("user", "collects", f"{CANARY} stamps {MARKUP}", quote=EVIL_SAID)
+EVIL_GRAPH = graph(  # the user's type too is markup: shown as text among the mends
+    {"user": MARKUP}, claim("user", "collects", f"{CANARY} stamps {MARKUP}", quote=EVIL_SAID)
 )
 
 

@@ -107,6 +107,7 @@ async def test_an_episode_shows_its_extraction_prompt_and_raw_response(
     await expect(guard).to_contain_text("subject_not_allowed")
     await expect(page.locator("#verdicts")).to_contain_text("old")
     await expect(page.locator("#ended")).to_contain_text("user lives in chennai")
+    await expect(page.locator("h2", has_text="mended by the guards (0)")).to_have_count(1)
 
 
 async def test_the_timeline_shows_the_superseded_job(page: Page, base_url: str) -> None:
@@ -162,6 +163,8 @@ async def test_markup_from_users_models_and_kafka_is_shown_as_text(
     await page.goto(base_url + "/tenants/evil/mallory/episodes/evil-1")
     await expect(page.locator("#transcript")).to_contain_text(EVIL_SAID)
     await expect(page.locator("details.kind-extract pre.response")).to_contain_text("<script>")
+    await expect(page.locator("#mends")).to_contain_text(MARKUP)  # the type the model gave
+    await expect(page.locator("#mends")).to_contain_text("PERSON")
     assert await page.locator("main script").count() == 0
     assert await page.locator("main b, main img").count() == 0
     await page.goto(base_url + "/pipeline/dlq/summarize")
