@@ -34,6 +34,7 @@ from streams.domain.guards import Claim
 from streams.domain.mending import FILLERS, little, may_elide, may_leave_out, mended, typos
 from streams.domain.mood import asked, supposed, wished
 from streams.domain.negation import negated_after, negated_before
+from streams.domain.scope import framed_earlier, viewed_after
 from streams.domain.support import unmentioned
 from streams.domain.takeback import taken_back
 from streams.domain.wording import Wording, is_unspaced, normalise, tokens, wording
@@ -119,6 +120,8 @@ def _moody(said: Wording, start: int, end: int) -> bool:
         or supposed(said, start, end)
         or wished(said, start, end)
         or taken_back(said, start, end)
+        or framed_earlier(said, start)
+        or viewed_after(said, start, end)
     )
 
 

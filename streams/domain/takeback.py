@@ -4,8 +4,10 @@
 es verdad", "Ich wohne in Berlin, aber das stimmt nicht", "我住在北京，但不是真的",
 "Saya tinggal di Jakarta, tapi bohong": a clause that is nothing but a denial or a "just
 kidding", right after the quote's clause, says the quote is not so. Only a whole clause
-counts: "I work at Google, but I don't like it" and "I live in Berlin, just kidding about
-the cat" deny something else, and "I live in Berlin, no?" asks.
+counts, up to two short clauses on ("I work at Google, said nobody ever", "I'm a
+millionaire... not!", "I own a Ferrari, yeah right", "I live in Paris — in my dreams"):
+"I work at Google, but I don't like it" and "I live in Berlin, just kidding about the
+cat" deny something else, and "I live in Berlin, no?" asks.
 """
 
 from __future__ import annotations
@@ -30,11 +32,16 @@ _DENIALS = frozenset(
         "шучу", "я шучу", "不是真的", "开玩笑的", "開玩笑的", "开玩笑", "開玩笑", "違います",
         "嘘です", "冗談です", "冗談", "doğru değil", "şaka", "şaka yaptım", "bohong",
         "bercanda", "cuma bercanda", "هذا غير صحيح", "غير صحيح", "أمزح", "não é verdade",
-        "brincadeira", "non è vero", "scherzo", "sto scherzando",
+        "brincadeira", "non è vero", "scherzo", "sto scherzando", "said nobody ever",
+        "said no one ever", "said nobody", "said no one", "not", "yeah right", "ya right",
+        "as if", "i wish", "in my dreams", "in your dreams", "only in my dreams",
+        "dans mes rêves", "en mis sueños", "in meinen träumen", "ja klar", "做梦吧",
+        "在梦里", "夢の中で",
     )
 )  # fmt: skip
 # "no" alone denies only after a laugh ("lol no"): "I live in Berlin, no?" asks, and
 # "..., and no, I don't smoke" answers.
+_CLAUSES_ON = 3  # the rest of the quote's clause and the two after it
 _LONGEST = 8  # words of a denial with its openers
 _LAUGHS = word_set("lol haha jaja mdr")
 # "I'm not", "I don't" deny only what the user said of themself: "My wife is vegan, but
@@ -43,17 +50,21 @@ _PERSONAL = word_set("i")
 
 
 def taken_back(said: Wording, start: int, end: int) -> bool:
-    """Whether the clause after the one ``said.words[start:end]`` ends (or the rest of
-    that clause) is only a denial of it."""
+    """Whether the rest of the clause ``said.words[start:end]`` ends, or one of the two
+    clauses after it (each short), is only a denial of it."""
     words, breaks = said.words, said.breaks
     own = not _PERSONAL.isdisjoint(words[max(0, start - 1) : start + 1])
-    clause_end = min((b for b in breaks if b > end), default=len(words))
-    if _a_denial(said, (end, clause_end), own=own):
-        return True  # "I work at Google, but I don't", "I work at Google jk"
-    if end in breaks or clause_end >= len(words):
-        return False
-    after = min((b for b in breaks if b > clause_end), default=len(words))
-    return _a_denial(said, (clause_end, after), own=own)  # "I work at Google as a chef, jk"
+    lo = end
+    for _ in range(_CLAUSES_ON):
+        if lo >= len(words):
+            return False
+        hi = min((b for b in breaks if b > lo), default=len(words))
+        if _a_denial(said, (lo, hi), own=own):
+            return True  # "I work at Google, but I don't", "I work at Google jk"
+        if hi - lo > _LONGEST or said.sentence_of(hi) != said.sentence_of(end - 1):
+            return False  # "I live in Paris, in a small flat, and I love it"
+        lo = hi  # "I work at Google as a chef, jk", "I work at Google, in Zurich, yeah right"
+    return False
 
 
 def _a_denial(said: Wording, span: tuple[int, int], *, own: bool) -> bool:

@@ -1,10 +1,10 @@
 """Whose view a quote is, and a wish after it (for streams/domain/mood.py).
 
 "My boss thinks I'm lazy", "Mój szef uważa, że jestem leniwy", "我老板觉得我很懒",
-"مديري يعتقد أنني كسول", "मेरे बॉस को लगता है कि मैं आलसी हूँ": what follows another's
-"thinks" is their view, not the user's statement; after the user's own ("I think I have
-ADHD", "我觉得", "मुझे लगता है") it is the user's hedge, and stands. A wish may also follow
-what it wishes, in languages that put the verb last: "बर्लिन में रहना चाहता हूँ",
+"我妈妈说我乳糖不耐受", "مديري يعتقد أنني كسول", "मेरे बॉस को लगता है कि मैं आलसी हूँ": what
+follows another's "thinks" is their view, not the user's statement; after the user's own
+("I think I have ADHD", "我觉得", "मुझे लगता है") it is the user's hedge, and stands.
+A wish may also follow what it wishes, in languages that put the verb last: "बर्लिन में रहना चाहता हूँ",
 "베를린에 살고 싶어요", "東京に住みたい", "Berlin'e taşınmak istiyorum".
 """
 
@@ -40,7 +40,7 @@ _REPORTING = phrase_index(
 # everyone I moved to Paris".
 _SAYING = word_set(
     "says say said saying tells tell told telling sagt sagen erzählt erzählen dit disent"
-    " raconte dice dicen diz dizem zegt zeggen говорит говорят mówi mówią"
+    " raconte dice dicen diz dizem zegt zeggen говорит говорят mówi mówią 说 說"
 )
 _TELLING = word_set("tells tell told telling erzählt erzählen raconte")
 # Everyday words elsewhere (English "dice", Dutch "dit" "this"): saying only before "que".
@@ -49,18 +49,23 @@ _TOLD = word_set("told")
 _TOLD_REACH = 4  # words between "told" and the quote: "told my whole family"
 _SPEAKER_REACH = 4
 _THAT = word_set("that dass que что że dat")
+_UNSAID = _THAT | FIRST_PERSON  # "says (that) I ...": the quote may leave them out
 _THE_USER = word_set("me us mir uns moi nous mnie мне нам")
 _TO = word_set("to")
 # Between who says and the verb: "People keep saying", "My mom is always telling".
 _BEFORE_SAYING = word_set(
     "keep keeps kept always still also just even often constantly never ever is are was"
-    " were has have had will would immer toujours siempre sempre всегда"
+    " were has have had will would immer toujours siempre sempre всегда 总 總 老 是 一 直 也"
+    " 都 常 经 經 还 還 又"
 )
 # Whose saying is a finding the user reports as theirs: "My doctor says I'm diabetic".
 _AUTHORITIES = word_set(
     "doctor doctors doc dentist physician therapist psychiatrist psychologist gp nurse"
     " specialist test tests results scan arzt ärztin médecin médico врач lekarz"
 )
+_AUTHORITY_PAIRS = frozenset("".join(w) for w in folded_words("医生 醫生 大夫 医师 醫師"))
+# For streams/domain/scope.py: a view told after the quote.
+AUTHORITIES, REPORTING, SAYING = _AUTHORITIES, _REPORTING, _SAYING
 _ACCORDING_TO = frozenset(
     tuple(tokens(p)) for p in ("according to", "laut", "selon", "según", "по словам")
 )
@@ -99,7 +104,7 @@ def said_by_another(said: Wording, first: int, start: int) -> bool:
         if at + 1 < start and at + 1 in said.breaks:
             return False  # the verb is in another clause: "My mom says hi. I ..."
         if words[at] in _SAYING and (words[at] not in _WITH_QUE or words[at + 1] in _THAT):
-            between = [w for w in words[at + 1 : start] if w not in _THAT]
+            between = [w for w in words[at + 1 : start] if w not in _UNSAID]
             if between and (words[at] not in _TELLING or _told_the_user(words[at], between)):
                 return False  # "says hi I ...", "told me I'm diabetic"
             return _another_speaker(words, first, at)
@@ -120,7 +125,8 @@ def _another_speaker(words: Sequence[str], first: int, verb: int) -> bool:
         if word in _TO or word in FIRST_PERSON or word in _THE_USER:
             return False
         if word not in _BEFORE_SAYING:
-            return word not in _AUTHORITIES
+            pair = "".join(words[at - 1 : at + 1])  # 医生说
+            return word not in _AUTHORITIES and pair not in _AUTHORITY_PAIRS
     return False
 
 
