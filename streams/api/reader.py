@@ -16,6 +16,7 @@ from typing import Any
 
 from streams.api.arguments import check_episode_id, check_row_id, check_tenant
 from streams.api.stage_status import stage_statuses
+from streams.domain.mends import DEFAULT_CAPS, Caps
 from streams.store import facts_query, traces
 from streams.store.facts_query import FactRow
 
@@ -221,13 +222,14 @@ async def tenants(pool: Any) -> list[dict[str, Any]]:
 
 
 async def episode_trace(
-    pool: Any, dataset: str, project_id: str, episode_id: str
+    pool: Any, dataset: str, project_id: str, episode_id: str, caps: Caps = DEFAULT_CAPS
 ) -> tuple[traces.EpisodeTrace, list[dict[str, Any]]] | None:
-    """One episode's trace (streams/store/traces.py) and its transcript, or None."""
+    """One episode's trace (streams/store/traces.py) and its transcript, or None; ``caps``:
+    the deployment's length caps, for the guards' mends."""
     check_tenant(dataset, project_id)
     check_episode_id(episode_id)
     async with pool.acquire() as conn:
-        trace = await traces.load_trace(conn, dataset, project_id, episode_id)
+        trace = await traces.load_trace(conn, dataset, project_id, episode_id, caps)
         if trace is None:
             return None
         transcript = await conn.fetchval(

@@ -27,6 +27,7 @@ from streams.api.params import (
     path_int,
 )
 from streams.api.search import MAX_QUERY_CHARS, SearchQuery, search
+from streams.domain.mends import Caps
 from streams.ops import dlq
 from streams.store.traces import EpisodeTrace
 
@@ -130,7 +131,10 @@ async def episode_trace_or_404(
     """The trace and transcript of the episode the path names, else a 404."""
     dataset, project = tenant_of(request)
     episode_id = episode_id_of(request)
-    found = await reader.episode_trace(ctx_of(request).pool, dataset, project, episode_id)
+    ctx = ctx_of(request)
+    found = await reader.episode_trace(
+        ctx.pool, dataset, project, episode_id, Caps.of(ctx.settings)
+    )
     if found is None:
         raise not_found(f"{dataset}:{project} has no episode {episode_id!r}")
     return found

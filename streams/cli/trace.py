@@ -23,8 +23,17 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from streams.cli.console import JsonFlag, database_url_of, fail, out, print_json, usage_error
+from streams.cli.console import (
+    JsonFlag,
+    database_url_of,
+    fail,
+    out,
+    print_json,
+    settings_of,
+    usage_error,
+)
 from streams.cli.printable import safe_text
+from streams.domain.mends import Caps
 from streams.store.db import ready_database
 from streams.store.traces import EpisodeTrace, load_traces
 
@@ -200,8 +209,9 @@ def trace_command(
     if (dataset is None) != (project is None):
         raise usage_error("--dataset and --project go together")
     url = database_url_of(ctx)
+    caps = Caps.of(settings_of(ctx))
     asyncio.run(ready_database(url))
-    traces = asyncio.run(load_traces(url, episode, dataset, project))
+    traces = asyncio.run(load_traces(url, episode, dataset, project, caps))
     if as_json:
         print_json([t.__dict__ for t in traces], indent=2)
         if not traces:

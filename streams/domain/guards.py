@@ -135,7 +135,7 @@ def sanitise_date(value: object, *, end: bool = False) -> tuple[datetime | None,
     return moment, False
 
 
-def _through_the_day(until: datetime, since: datetime, written: object) -> datetime:
+def through_the_day(until: datetime, since: datetime, written: object) -> datetime:
     """An end written as a bare date on or after the day a fact starts ("in Rome on March
     3": from and until "2026-03-03") names that day: the fact is true through it, not
     for no time at all. Any other end is as written."""
@@ -209,7 +209,7 @@ def clean_claim(
             dropped.append(_drop_claim("invalid_date", f"{label} {value!r} rejected", claim))
     since, until = dates["validFrom"], dates["validUntil"]
     if since is not None and until is not None:
-        until = _through_the_day(until, since, raw.validUntil)
+        until = through_the_day(until, since, raw.validUntil)
     if since is not None and until is not None and until <= since:
         # Which end is wrong cannot be told: the claim is kept without either (a period of
         # no time, ending as it starts, is never true: as wrong).

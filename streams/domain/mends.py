@@ -28,10 +28,10 @@ from streams.domain.confidence import read_confidence
 from streams.domain.graph import RawClaim, RawEntity, RawGraph
 from streams.domain.guards import (
     NAME_MAX_CHARS,
-    _through_the_day,
     cap_length,
     normalise_predicate,
     sanitise_date,
+    through_the_day,
     validate_entity_type,
 )
 from streams.domain.lenient import read_reply
@@ -40,10 +40,25 @@ from streams.domain.wording import cut_at_word
 from streams.events import USER_ENTITY, EntityType
 from streams.settings import Settings
 
-OBJECT_MAX_CHARS: int = Settings.model_fields["object_max_chars"].default
-QUOTE_MAX_CHARS: int = Settings.model_fields["quote_max_chars"].default
+_OBJECT_MAX_CHARS: int = Settings.model_fields["object_max_chars"].default
+_QUOTE_MAX_CHARS: int = Settings.model_fields["quote_max_chars"].default
 _YEAR_MONTH = re.compile(r"\s*[0-9]{4}(?:-[0-9]{2})?\s*")
 _SHOWN_CHARS = 300
+
+
+@dataclass(frozen=True)
+class Caps:
+    """The length caps the extract guards applied: the deployment's settings."""
+
+    object_max_chars: int = _OBJECT_MAX_CHARS
+    quote_max_chars: int = _QUOTE_MAX_CHARS
+
+    @classmethod
+    def of(cls, settings: Settings) -> Caps:
+        return cls(settings.object_max_chars, settings.quote_max_chars)
+
+
+DEFAULT_CAPS = Caps()
 
 
 @dataclass(frozen=True)
@@ -115,7 +130,7 @@ def _date_mends(raw: RawClaim, item: str) -> Iterator[Mend]:
             yield Mend(label, item, value, moment.date().isoformat(), why)
     if since is None or until is None:
         return
-    through = _through_the_day(until, since, raw.validUntil)
+    through = through_the_day(until, since, raw.validUntil)
     if through != until:
         yield Mend("validUntil", item, _shown(raw.validUntil), through.date().isoformat(),
                    "an end on the day it starts lasts through that day")  # fmt: skip
@@ -155,14 +170,13 @@ def _claim_mends(
 def derive_mends(
     raw: RawGraph,
     known: Iterable[str] = (),
-    object_max_chars: int = OBJECT_MAX_CHARS,
-    quote_max_chars: int = QUOTE_MAX_CHARS,
+    limits: Caps = DEFAULT_CAPS,
 ) -> list[Mend]:
     """Every silent change the extract guards make to ``raw``; ``known``: entity names
     the tenant held (a literal naming one is promoted too)."""
     mends = list(_entity_mends(raw.entities))
     names = frozenset({canonical_name(e.name) for e in raw.entities} | set(known) | {USER_ENTITY})
-    caps = (object_max_chars, quote_max_chars)
+    caps = (limits.object_max_chars, limits.quote_max_chars)
     tagged = [(c, True) for c in raw.relationships] + [(c, False) for c in raw.literalFacts]
     for claim, relationship in tagged:
         mends += _claim_mends(claim, relationship, names, caps)

@@ -12,7 +12,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from streams.domain.mends import derive_mends, read_stored_answer
+from streams.domain.mends import DEFAULT_CAPS, Caps, derive_mends, read_stored_answer
 from streams.store.db import connect
 
 
@@ -30,15 +30,18 @@ class EpisodeTrace:
     mends: list[dict[str, str]] = field(default_factory=list)
 
 
-def extract_mends(calls: list[dict[str, Any]], facts_added: list[dict[str, Any]]) -> list[Any]:
-    """The mends of the episode's last answered extract call; objects of relationships it
-    added count as known entities (a literal naming one was promoted)."""
+def extract_mends(
+    calls: list[dict[str, Any]], facts_added: list[dict[str, Any]], caps: Caps = DEFAULT_CAPS
+) -> list[Any]:
+    """The mends of the episode's last answered extract call, under the deployment's length
+    caps; objects of relationships it added count as known entities (a literal naming one
+    was promoted)."""
     answered = [c for c in calls if c.get("kind") == "extract" and not c.get("error")]
     raw = read_stored_answer(answered[-1].get("response")) if answered else None
     if raw is None:
         return []
     known = [f["object"] for f in facts_added if f.get("kind") == "relationship"]
-    return [asdict(m) for m in derive_mends(raw, known)]
+    return [asdict(m) for m in derive_mends(raw, known, caps)]
 
 
 _LEDGER = (
@@ -50,30 +53,32 @@ _TENANT = " AND dataset = $2 AND project_id = $3"
 
 
 async def load_traces(
-    database_url: str, episode_id: str, dataset: str | None = None, project_id: str | None = None
-) -> list[EpisodeTrace]:
-    """One trace per tenant holding this episode id (usually one)."""
+    database_url: str, episode_id: str, dataset: str | None = None, project_id: str | None = None,
+    caps: Caps = DEFAULT_CAPS,
+) -> list[EpisodeTrace]:  # fmt: skip
+    """One trace per tenant holding this episode id (usually one); ``caps``: the
+    deployment's length caps, for the guards' mends."""
     conn = await connect(database_url)
     try:
         if dataset is not None and project_id is not None:
             rows = await conn.fetch(_LEDGER + _TENANT, episode_id, dataset, project_id)
         else:
             rows = await conn.fetch(_LEDGER, episode_id)
-        return [await _load_one(conn, dict(row)) for row in rows]
+        return [await _load_one(conn, dict(row), caps) for row in rows]
     finally:
         await conn.close()
 
 
 async def load_trace(
-    conn: Any, dataset: str, project_id: str, episode_id: str
+    conn: Any, dataset: str, project_id: str, episode_id: str, caps: Caps = DEFAULT_CAPS
 ) -> EpisodeTrace | None:
     """The trace of one tenant's episode on an open connection (the read API's pool);
     None when that tenant has no such episode."""
     row = await conn.fetchrow(_LEDGER + _TENANT, episode_id, dataset, project_id)
-    return None if row is None else await _load_one(conn, dict(row))
+    return None if row is None else await _load_one(conn, dict(row), caps)
 
 
-async def _load_one(conn: Any, ledger: dict[str, Any]) -> EpisodeTrace:
+async def _load_one(conn: Any, ledger: dict[str, Any], caps: Caps) -> EpisodeTrace:
     key = (ledger["episode_id"], ledger["dataset"], ledger["project_id"])
     trace = EpisodeTrace(ledger["dataset"], ledger["project_id"], ledger["episode_id"], ledger)
     trace.calls = [
@@ -115,7 +120,7 @@ async def _load_one(conn: Any, ledger: dict[str, Any]) -> EpisodeTrace:
             *key,
         )
     ]
-    trace.mends = extract_mends(trace.calls, trace.facts_added)
+    trace.mends = extract_mends(trace.calls, trace.facts_added, caps)
     return trace
 
 

@@ -7,7 +7,8 @@ from typing import Any
 from unittest.mock import ANY
 
 from streams.domain.graph import RawGraph
-from streams.domain.mends import Mend, derive_mends, read_stored_answer
+from streams.domain.mends import Caps, Mend, derive_mends, read_stored_answer
+from streams.settings import Settings
 
 
 def _claim(**over: Any) -> dict[str, Any]:
@@ -54,10 +55,14 @@ def test_predicate_normalised() -> None:
 def test_object_and_quote_cut_to_their_caps() -> None:
     graph = RawGraph.model_validate({"entities": [], "literalFacts": [
         _claim(object="y" * 40, sourceQuote="word " * 20)]})  # fmt: skip
-    mends = derive_mends(graph, object_max_chars=10, quote_max_chars=30)
+    # The deployment's caps, not the defaults: a trace shows what its guards did.
+    caps = Caps.of(Settings(object_max_chars=10, quote_max_chars=30))
+    mends = derive_mends(graph, limits=caps)
     assert _one(mends, "object").stored == "y" * 10
     quote = _one(mends, "quote")
     assert len(quote.stored) <= 30 and quote.why == "cut to 30 chars"
+    cut = {"object", "quote"}
+    assert not [m for m in derive_mends(graph) if m.what in cut], "within the default caps"
 
 
 def test_confidence_clamped_or_untrusted() -> None:
