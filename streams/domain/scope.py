@@ -79,16 +79,24 @@ def framed_earlier(said: Wording, start: int) -> bool:
     reach = said.sentence_span(max(0, sentence - _FRAME_REACH + 1))[0]
     if _FRAME_WORDS.isdisjoint(words[reach:start]):
         return False  # the common case: no frame nor exit in reach
+    if _an_exit(words, start, said.sentence_span(sentence)[1]):
+        return False  # "I work at Acme in real life"
     for back in range(sentence, max(-1, sentence - _FRAME_REACH), -1):
         first, last = said.sentence_span(back)
         last = min(last, start)
-        if not _EXITS.keys().isdisjoint(words[first:last]) and any(
-            phrase_ending(words, at, _EXITS) for at in range(first + 1, last + 1)
-        ):
+        if _an_exit(words, first, last):
             return False  # "Okay, back to reality: I work at Acme"
         if _a_frame(said, first, last):
             return True
     return False
+
+
+def _an_exit(words: Sequence[str], first: int, last: int) -> bool:
+    """Whether an exit from the frame ("back to reality", "for real") is in
+    ``words[first:last]``."""
+    if _EXITS.keys().isdisjoint(words[first:last]):
+        return False
+    return any(phrase_ending(words, at, _EXITS) for at in range(first + 1, last + 1))
 
 
 def _a_frame(said: Wording, first: int, last: int) -> bool:
@@ -104,25 +112,25 @@ def _a_frame(said: Wording, first: int, last: int) -> bool:
     for at in ends:
         frame = phrase_ending(words, at, _FRAMES)
         if frame and at - len(frame) == opened:
-            return _only_a_frame(said, at, last)
+            return _only_a_frame(said, at, last, _FRAME_TAIL)
         frame = phrase_ending(words, at, _INVITATIONS)
         if frame and at - len(frame) == opened:
             game = next(
                 (g + 1 for g in range(at, min(last, at + _GAME_REACH)) if words[g] in _GAMES),
                 None,
             )
-            return game is not None and _only_a_frame(said, game, last)
+            return game is not None and _only_a_frame(said, game, last, 0)
     return False
 
 
-def _only_a_frame(said: Wording, at: int, last: int) -> bool:
-    """Whether the frame ending before ``said.words[at]`` is (nearly) its whole clause
-    ("Hypothetically speaking.", not "Hypothetically I could move" nor "a game of
-    chess")."""
+def _only_a_frame(said: Wording, at: int, last: int, tail: int) -> bool:
+    """Whether the frame ending before ``said.words[at]`` is its whole clause but for
+    ``tail`` words ("Hypothetically speaking.", "Let's play a game!"; not "Hypothetically
+    I could move", "Let's play a game tonight" nor "a game of chess")."""
     clause_end = min((b for b in said.breaks if b >= at), default=len(said.words))
     if clause_end > last:
         return False  # the frame's clause is the quote's: fiction.py reads it
-    return clause_end - at <= _FRAME_TAIL and _OF.isdisjoint(said.words[at:clause_end])
+    return clause_end - at <= tail and _OF.isdisjoint(said.words[at:clause_end])
 
 
 # --- another's view after the quote -------------------------------------------------
@@ -134,6 +142,7 @@ _ACCORDING_TO = frozenset(
 )  # fmt: skip
 _OR_SO = (tuple(tokens("or so")), tuple(tokens("so")))
 _HEARD = word_set("told heard hear")
+_ADDRESSEE = word_set("you tu vous du usted ты вы")
 # The user (not "my": Polish "my" is "we" in FIRST_PERSON): "selon moi", "or so I think".
 _SELF = word_set("i me we us moi je nous ich mir mich wir yo nosotros я мне мы")
 _VIEW_CLAUSE = 7  # words of a clause that is only a view: "or so my friends say"
@@ -180,6 +189,8 @@ def _a_view(clause: Sequence[str]) -> bool:
     friends say", "my boss thinks", "says my mom"."""
     if not clause or len(clause) > _VIEW_CLAUSE or not AUTHORITIES.isdisjoint(clause):
         return False
+    if not _ADDRESSEE.isdisjoint(clause):
+        return False  # "don't you think", "as you said": a tag, or agreeing
     for opening in _ACCORDING_TO:
         if tuple(clause[: len(opening)]) == opening:
             rest = clause[len(opening) :]

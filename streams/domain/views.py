@@ -49,6 +49,7 @@ _TOLD = word_set("told")
 _TOLD_REACH = 4  # words between "told" and the quote: "told my whole family"
 _SPEAKER_REACH = 4
 _THAT = word_set("that dass que что że dat")
+_TO_WHOM = word_set("跟 对 對 和 向 给 給")  # "我跟老板说", told to whom
 _UNSAID = _THAT | FIRST_PERSON  # "says (that) I ...": the quote may leave them out
 _THE_USER = word_set("me us mir uns moi nous mnie мне нам")
 _TO = word_set("to")
@@ -120,6 +121,18 @@ def _told_the_user(verb: str, between: Sequence[str]) -> bool:
 def _another_speaker(words: Sequence[str], first: int, verb: int) -> bool:
     """Whether who says the verb at ``words[verb]`` is another than the user (nor "to
     say", the user's own: "I'm happy to say")."""
+    to_whom = next(
+        (
+            at
+            for at in range(verb - 1, max(first, verb - _SPEAKER_REACH) - 1, -1)
+            if words[at] in _TO_WHOM
+        ),
+        None,
+    )
+    if to_whom is not None:
+        if words[to_whom + 1] in FIRST_PERSON:
+            return False  # "老板跟我说": told the user, as "told me"
+        verb = to_whom  # "我跟老板说": who says is before 跟
     for at in range(verb - 1, max(first, verb - _SPEAKER_REACH) - 1, -1):
         word = words[at]
         if word in _TO or word in FIRST_PERSON or word in _THE_USER:

@@ -49,6 +49,9 @@ from streams.domain.quotes import quote_found
         ("I own a Ferrari, yeah right", "I own a Ferrari"),
         ("I live in Paris — in my dreams", "I live in Paris"),
         ("I work at Google, in Zurich, yeah right", "I work at Google"),
+        ("他们都说我很高", "我很高"),
+        ("Ich bin faul, sagt mein Chef", "Ich bin faul"),
+        ("Annem tembel olduğumu diyor", "tembel olduğumu"),
     ],
 )
 def test_not_the_users_statement(text: str, quote: str) -> None:
@@ -90,6 +93,15 @@ def test_not_the_users_statement(text: str, quote: str) -> None:
         ("I live in Paris, in a small flat, and I love it", "I live in Paris"),
         ("I live in Berlin, not Munich", "I live in Berlin"),
         ("I live in Berlin. I work at Google, jk", "I live in Berlin"),
+        ("我跟老板说我要辞职", "我要辞职"),
+        ("老板跟我说我很懒", "我很懒"),
+        ("Okay so let's play a game tonight. I live in Berlin.", "I live in Berlin"),
+        ("Let's roleplay. You're the king. I work at Acme in real life.", "I work at Acme"),
+        ("I live in Berlin, don't you think", "I live in Berlin"),
+        ("I live in Rome, as you said", "I live in Rome"),
+        ("I moved to Oslo, they say it's cold", "I moved to Oslo"),
+        ("I work at Acme, which my mom thinks is boring", "I work at Acme"),
+        ("I love Oslo, so do my friends", "I love Oslo"),
     ],
 )
 def test_still_the_users_statement(text: str, quote: str) -> None:
