@@ -184,6 +184,10 @@ def viewed_after(said: Wording, start: int, end: int) -> bool:
     return _a_view(words[end:hi])
 
 
+# After a saying verb first, words that are what is said or believed, never who says it.
+_NO_SUBJECT = frozenset({"it", "this", "that", "so", "me", "us", "es", "das", "ça", "lo", "eso"})
+
+
 def _a_view(clause: Sequence[str]) -> bool:
     """Whether ``clause`` is only another's view: "according to my boss", "or so my
     friends say", "my boss thinks", "says my mom"."""
@@ -203,6 +207,8 @@ def _a_view(clause: Sequence[str]) -> bool:
     if not _SELF.isdisjoint(clause) or len(clause) < 2:
         return False
     if clause[0] in SAYING or clause[0] in REPORTING:
+        if clause[1] in _NO_SUBJECT:
+            return False  # "believe it or not", "say so": what is said, not who says it
         return len(clause) - 1 <= _SUBJECT_REACH  # "says my mom"
     return len(clause) - 1 <= _SUBJECT_REACH and (clause[-1] in SAYING or clause[-1] in REPORTING)
 

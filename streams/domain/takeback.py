@@ -80,4 +80,6 @@ def _a_denial(said: Wording, span: tuple[int, int], *, own: bool) -> bool:
         return False
     if rest[0] in _PERSONAL and not own:
         return False
+    if rest == ("not",) and "or" in said.words[max(0, span[0] - 1) : span[0] + opened]:
+        return False  # "believe it or not", "like it or not": the "or" split an idiom
     return rest != ("no",) or not _LAUGHS.isdisjoint(clause[:opened])

@@ -102,6 +102,10 @@ def test_not_the_users_statement(text: str, quote: str) -> None:
         ("I moved to Oslo, they say it's cold", "I moved to Oslo"),
         ("I work at Acme, which my mom thinks is boring", "I work at Acme"),
         ("I love Oslo, so do my friends", "I love Oslo"),
+        # Idioms that only look like a denial or another's view.
+        ("I own a Ferrari, believe it or not.", "I own a Ferrari"),
+        ("I own a Ferrari, like it or not.", "I own a Ferrari"),
+        ("I own a Ferrari, believe it.", "I own a Ferrari"),
     ],
 )
 def test_still_the_users_statement(text: str, quote: str) -> None:
