@@ -15,10 +15,14 @@ from __future__ import annotations
 from streams.domain.views import FIRST_PERSON
 from streams.domain.wording import Wording, ends_with_phrase, phrase_index, word_set
 
-_FRAMES = phrase_index(
+# Words that name a frame of play or supposition in any language (scope.py reads them too).
+FRAME_WORDS = (
     "roleplay role-play roleplaying hypothetically hypothétiquement hipotéticamente"
     " hipoteticamente ipoteticamente hypothetisch rollenspiel 假设 假設 设想 設想 角色扮演"
-    " ロールプレイ",
+    " ロールプレイ"
+)
+_FRAMES = phrase_index(
+    FRAME_WORDS,
     phrases=(
         "let's pretend", "let's play", "let's write", "let's imagine", "let's roleplay",
         "let us pretend", "make believe", "make-believe", "jeu de rôle", "juego de rol",

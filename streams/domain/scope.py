@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from streams.domain.fiction import FRAME_WORDS
 from streams.domain.views import AUTHORITIES, REPORTING, SAYING
 from streams.domain.wording import (
     Wording,
@@ -36,9 +37,7 @@ _OPENING_REACH = 4  # words of a sentence a frame may end in: "Okay so, let's ro
 _SHORT = 8  # words (characters in Chinese) of a sentence that is only a frame
 # A frame of its own: "Let's roleplay.", "Hypothetically speaking.", "假设一下。".
 _FRAMES = phrase_index(
-    "roleplay roleplaying hypothetically hypothétiquement hipotéticamente hipoteticamente"
-    " ipoteticamente hypothetisch rollenspiel imaginons imaginemos immaginiamo supposons"
-    " 假设 假設 设想 設想 角色扮演 ロールプレイ 仮に",
+    FRAME_WORDS + " imaginons imaginemos immaginiamo supposons 仮に",
     phrases=(
         "role play", "role playing", "let's pretend", "let us pretend", "make believe",
         "story time", "storytime", "picture this", "imagine this", "let's imagine",
