@@ -206,13 +206,20 @@ def dlq_redrive(
         raise typer.Exit(1)
 
 
+def _sent_as(letter: DeadLetter) -> str:
+    """The letter's tenant; for one that had no key, the key its payload gave it."""
+    if letter.record.key is not None:
+        return letter.tenant
+    return f"(no key; sent as {dlq.bytes_as_text(letter.redrive_key or b'')})"
+
+
 def _print_redrive(stage: str, dry_run: bool, result: dlq.RedriveResult) -> None:
     verb = "would redrive" if dry_run else "redrove"
     table = Table(title=f"{verb} {len(result.redriven)} dead letter(s) of {stage}")
     for col in ("id", "tenant", "reason", "to"):
         table.add_column(col, overflow="fold")
     for letter, landed in result.redriven:
-        table.add_row(_id(letter), *map(safe_text, (letter.tenant, letter.reason, landed)))
+        table.add_row(_id(letter), *map(safe_text, (_sent_as(letter), letter.reason, landed)))
     out.print(table if result.redriven else table.title)
     for letter, why in result.unroutable:
         out.print(Text.assemble(("not redriven", "yellow"), one_line(f" {_id(letter)}: {why}")))

@@ -5,7 +5,9 @@ with x- headers naming where it came from and why it failed. ``redrive`` re-prod
 chosen dead letters to their original topic with their original key and original
 headers (the x- error headers are dropped; ``factstream-redriven-from`` is added) through
 an idempotent producer, then records what it sent in the redrive ledger (see
-streams/ops/redrive_ledger.py) so a second redrive does not send a record again.
+streams/ops/redrive_ledger.py) so a second redrive does not send a record again. A record
+that had no key is sent keyed by the tenant its payload names (sent keyless, a worker
+would only dead-letter it again as ``no_key``); one whose payload names none is not sent.
 
 A value the runtime split over several DLQ records (``x-value-part``) is one dead letter
 here: listed once, shown and redriven whole, its parts joined in order.
@@ -35,6 +37,7 @@ from streams.runtime.dlq import (
     error_headers,
     part_of,
 )
+from streams.runtime.records import bytes_as_text as bytes_as_text  # what readers here use
 from streams.settings import Settings
 
 REDRIVEN_FROM_HEADER = "factstream-redriven-from"
@@ -89,6 +92,15 @@ class DeadLetter:
     def original_headers(self) -> list[tuple[str, bytes]]:
         return [(k, v) for k, v in self.record.headers if k not in DLQ_HEADERS]
 
+    @property
+    def redrive_key(self) -> bytes | None:
+        """The key a redrive sends: the original one; for a record that had none, the
+        tenant its payload names (a keyless record is dead-lettered again, ``no_key``)."""
+        if self.record.key is not None:
+            return self.record.key
+        tenant = payload_tenant(self.value)
+        return None if tenant is None else tenant.encode("utf-8")
+
     def unroutable_reason(self) -> str | None:
         """Why this dead letter cannot be redriven as is, or None."""
         if not self.errors.get(H_TOPIC):
@@ -97,14 +109,22 @@ class DeadLetter:
             return f"value was truncated from {self.errors[H_TRUNCATED]} bytes"
         if 1 + len(self.rest) != self.parts_expected:
             return f"only {1 + len(self.rest)} of its {self.parts_expected} parts were found"
+        if self.redrive_key is None:
+            return "it has no key and its payload names no tenant to key it by"
         return None
 
 
-def bytes_as_text(raw: bytes) -> str:
-    """A key or header value as text: UTF-8, and each byte that is not as ``\\xff``, so a
-    publisher's binary key stays tellable (and usable as ``--tenant``) instead of turning
-    into U+FFFD marks that every such key shares."""
-    return raw.decode("utf-8", "backslashreplace")
+def payload_tenant(value: bytes | None) -> str | None:
+    """``"<dataset>:<project_id>"`` of a JSON object payload, or None."""
+    try:
+        data = json.loads(value or b"")
+    except (ValueError, RecursionError):  # not JSON, not UTF-8, nested past json's limit
+        return None
+    if not isinstance(data, dict):
+        return None
+    dataset, project = data.get("dataset"), data.get("project_id")
+    ok = isinstance(dataset, str) and isinstance(project, str) and dataset and project
+    return f"{dataset}:{project}" if ok else None
 
 
 def assemble(records: Iterable[RangeRecord]) -> Iterator[DeadLetter]:
@@ -277,7 +297,7 @@ def redrive(
             source = f"{topic}/{record.partition}/{record.offset}".encode()
             sender.send(
                 letter.errors[H_TOPIC],
-                record.key,
+                letter.redrive_key,
                 letter.value,
                 [*letter.original_headers(), (REDRIVEN_FROM_HEADER, source)],
                 delivered(letter),

@@ -14,7 +14,7 @@ x-exception-message      str(error), at most 2000 characters
 x-stack-trace            formatted traceback, at most 16000 characters (tail kept)
 x-attempt                handler attempts made (0: never reached the handler)
 x-reason                 short word: oversized, not_utf8, bad_json, invalid_schema,
-                         empty, key_mismatch, poison, handler_error,
+                         empty, key_mismatch, no_key, poison, handler_error,
                          transient_exhausted, output_too_large
 x-value-part             "i/n", only on a value split over n records (see below)
 x-value-length           the whole value's length, on its first part

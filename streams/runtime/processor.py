@@ -3,8 +3,9 @@
 Never raises except on cancellation: every failure becomes a dead letter, so the
 partition keeps moving. A decoded event whose record key is not its tenant is dead-lettered
 as ``key_mismatch`` before the handler runs (it sits on another tenant's partition, out
-of its own tenant's order); a record without a key is handled, and every output is keyed
-by its own event's tenant, so what follows lands on the tenant's partition.
+of its own tenant's order), and one whose record has no key as ``no_key`` (a producer
+places a keyless record on any partition: out of its tenant's order just the same).
+Outputs are keyed by their own event's tenant.
 Transient errors (``errors.is_transient``) are retried in place
 with exponential backoff and full jitter (capped at ``retry_max_s``). A record is
 dead-lettered with reason ``transient_exhausted`` and its attempt count only once BOTH
@@ -63,15 +64,25 @@ class KeyMismatch(PoisonError):
     reason = "key_mismatch"
 
 
-def key_mismatch(rec: Record, event: BaseModel) -> KeyMismatch | None:
-    """Why a keyed record must not be handled as its tenant's (None: the key is right)."""
-    if rec.key is None or not isinstance(event, TenantEvent):
+class NoKey(PoisonError):
+    """The record has no key (null); its payload names a tenant."""
+
+    reason = "no_key"
+
+
+def key_mismatch(rec: Record, event: BaseModel) -> PoisonError | None:
+    """Why a record must not be handled as its tenant's (None: the key is right)."""
+    if not isinstance(event, TenantEvent):
         return None
+    if rec.key is None:
+        return NoKey(
+            "record has no key; the key must be the tenant '<dataset>:<project_id>',"
+            f" here {event.tenant!r}"
+        )
     if rec.key == event.tenant.encode("utf-8"):
         return None
-    return KeyMismatch(
-        f"record key {rec.key_text!r:.200} is not the payload's tenant {event.tenant!r}"
-    )
+    shown = (rec.key_text or "")[:200]  # a byte that is not UTF-8 as \xff, as `dlq list` shows
+    return KeyMismatch(f"record key '{shown}' is not the payload's tenant {event.tenant!r}")
 
 
 class RecordProcessor:

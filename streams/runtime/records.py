@@ -8,6 +8,13 @@ TP = tuple[str, int]  # (topic, partition)
 Headers = tuple[tuple[str, bytes], ...]
 
 
+def bytes_as_text(raw: bytes) -> str:
+    """A key or header value as text: UTF-8, and each byte that is not as ``\\xff``, so a
+    publisher's binary key stays tellable (and usable as ``--tenant``) instead of turning
+    into U+FFFD marks that every such key shares."""
+    return raw.decode("utf-8", "backslashreplace")
+
+
 @dataclass(frozen=True, slots=True)
 class Record:
     """One consumed record; ``epoch`` names the assignment it was consumed under."""
@@ -27,7 +34,8 @@ class Record:
 
     @property
     def key_text(self) -> str | None:
-        return None if self.key is None else self.key.decode("utf-8", "replace")
+        """The key as text, a byte that is not UTF-8 as ``\\xff`` (see bytes_as_text)."""
+        return None if self.key is None else bytes_as_text(self.key)
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,7 @@ from streams.runtime.dlq import H_TOPIC, dead_letter
 from streams.runtime.records import Record
 
 
-def letter(value: bytes, exc: BaseException, *, key: bytes = b"acme:p1") -> DeadLetter:
+def letter(value: bytes, exc: BaseException, *, key: bytes | None = b"acme:p1") -> DeadLetter:
     original = Record(
         topic="memory.episodes.completed", partition=4, offset=17, key=key, value=value,
         headers=(("traceparent", b"00-abc"),), timestamp_ms=1_700_000_000_000,
@@ -85,3 +85,20 @@ def test_parts_of_a_split_value_are_one_dead_letter() -> None:
         None,
         "only 2 of its 3 parts were found",
     ]
+
+
+def test_a_letter_without_a_key_is_redriven_keyed_by_its_payloads_tenant() -> None:
+    episode = json.dumps({"dataset": "acme", "project_id": "p1", "episode_id": "e"}).encode()
+    keyless = letter(episode, PoisonError("record has no key"), key=None)
+    assert keyless.tenant == "" and keyless.redrive_key == b"acme:p1"
+    assert keyless.unroutable_reason() is None
+    assert letter(episode, PoisonError("x"), key=b"other:p").redrive_key == b"other:p"  # as it was
+
+
+def test_a_letter_without_a_key_or_a_tenant_in_its_payload_is_not_redriven() -> None:
+    for value in (b"\xff", b"[1]", b'{"dataset": "acme"}', b'{"dataset": "", "project_id": "p"}'):
+        keyless = letter(value, PoisonError("x"), key=None)
+        assert keyless.redrive_key is None
+        assert keyless.unroutable_reason() == (
+            "it has no key and its payload names no tenant to key it by"
+        ), value

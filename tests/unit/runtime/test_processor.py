@@ -215,10 +215,32 @@ async def test_a_key_that_is_not_the_payloads_tenant_is_dead_lettered() -> None:
     assert stage.dead == ["key_mismatch"]  # the stage may still release what it held
 
 
-async def test_a_record_without_a_key_is_handled_and_its_outputs_keyed_by_tenant() -> None:
+async def test_a_record_without_a_key_is_dead_lettered_as_no_key() -> None:
+    # A producer puts a keyless record on any partition: out of its tenant's order.
+    stage = TenantStage()
+    proc, metrics, _ = make(stage)
+    (dead,) = await proc(rec(an_episode(), key=None))
+    h = error_headers(dead.headers)
+    assert (dead.topic, dead.key, h["x-reason"], h["x-attempt"]) == ("dlq", None, "no_key", "0")
+    assert h["x-exception-message"] == (
+        "record has no key; the key must be the tenant '<dataset>:<project_id>', here 'ds:p'"
+    )
+    assert dead.value == json.dumps(an_episode()).encode()  # the original, untouched
+    assert stage.dead == ["no_key"]
+    assert metrics.value("factstream_dead_letters_total", reason="no_key") == 1
+
+
+async def test_a_binary_key_is_told_with_escapes_in_the_letter_and_the_log(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     proc, _, _ = make(TenantStage())
-    (out,) = await proc(rec(an_episode(), key=None))
-    assert (out.topic, out.key) == ("out", b"ds:p")
+    with caplog.at_level("ERROR", logger="streams.runtime.processor"):
+        (dead,) = await proc(rec(an_episode(), key=b"ds:\xff\xfep"))
+    message = error_headers(dead.headers)["x-exception-message"]
+    assert message == "record key 'ds:\\xff\\xfep' is not the payload's tenant 'ds:p'"
+    (line,) = [r for r in caplog.records if r.getMessage().startswith("dead-lettered")]
+    assert line.tenant == "ds:\\xff\\xfep"  # type: ignore[attr-defined]
+    assert "\ufffd" not in line.getMessage() and "ds:\\xff\\xfep" in line.getMessage()
 
 
 async def test_a_dead_letter_drops_the_stages_delivery_headers() -> None:
