@@ -33,14 +33,16 @@ _REPORTING = phrase_index(
     " pensent croit croient prétend cree creen piensa piensan acha acham pensa pensano"
     " crede credono vindt vinden думает думают считает считают уверен уверена uważa"
     " uważają myśli myślą sądzi sądzą يعتقد تعتقد يعتقدون يظن تظن يظنون חושב חושבת"
-    " חושבים חושבות anadhani wanadhani anafikiri wanafikiri 觉得 覺得 认为 認為 以为 以為",
-    phrases=("लगता है",),
+    " חושבים חושבות anadhani wanadhani anafikiri wanafikiri 觉得 覺得 认为 認為 以为 以為"
+    " pikir berpikir kira mengira menganggap nghĩ",
+    phrases=("लगता है", "cho rằng", "cho là"),
 )
 # Saying, and telling others: "My mom says I'm lactose intolerant", "My friend told
 # everyone I moved to Paris".
 _SAYING = word_set(
     "says say said saying tells tell told telling sagt sagen erzählt erzählen dit disent"
-    " raconte dice dicen diz dizem zegt zeggen говорит говорят mówi mówią 说 說"
+    " raconte dice dicen diz dizem zegt zeggen говорит говорят mówi mówią 说 說 bilang"
+    " berkata mengatakan"
 )
 _TELLING = word_set("tells tell told telling erzählt erzählen raconte")
 # Everyday words elsewhere (English "dice", Dutch "dit" "this"): saying only before "que".
@@ -48,7 +50,7 @@ _WITH_QUE = word_set("dit dice")
 _TOLD = word_set("told")
 _TOLD_REACH = 4  # words between "told" and the quote: "told my whole family"
 _SPEAKER_REACH = 4
-_THAT = word_set("that dass que что że dat")
+_THAT = word_set("that dass que что że dat bahwa rằng")
 _TO_WHOM = word_set("跟 对 對 和 向 给 給")  # "我跟老板说", told to whom
 _UNSAID = _THAT | FIRST_PERSON  # "says (that) I ...": the quote may leave them out
 _THE_USER = word_set("me us mir uns moi nous mnie мне нам")
@@ -62,9 +64,21 @@ _BEFORE_SAYING = word_set(
 # Whose saying is a finding the user reports as theirs: "My doctor says I'm diabetic".
 _AUTHORITIES = word_set(
     "doctor doctors doc dentist physician therapist psychiatrist psychologist gp nurse"
-    " specialist test tests results scan arzt ärztin médecin médico врач lekarz"
+    " specialist test tests results scan arzt ärztin médecin médico врач lekarz dokter"
 )
-_AUTHORITY_PAIRS = frozenset("".join(w) for w in folded_words("医生 醫生 大夫 医师 醫師"))
+# Two-word authorities as one string: 医生, and Vietnamese "bác sĩ".
+_AUTHORITY_PAIRS = frozenset("".join(w) for w in folded_words("医生 醫生 大夫 医师 醫師 bác_sĩ"))
+# Languages that put the possessor after the noun: "bos saya" (Indonesian, Malay) and
+# "sếp tôi" (Vietnamese) are "my boss", so "bos saya pikir" is the boss's "thinks", not
+# the user's own "saya pikir". Only these nouns of people, so an opening word before the
+# user's own "I think" ("tapi saya pikir", "còn tôi nghĩ") is never read as a speaker.
+_POSTPOSED_POSSESSORS = word_set("saya aku kami tôi")
+_PEOPLE_POSSESSED = word_set(
+    "bos atasan manajer ibu ayah bapak mama papa mami papi emak istri isteri suami teman"
+    " kawan sahabat pacar kakak adik abang kakek nenek tetangga rekan guru dosen keluarga"
+    " tua mertua anak pasangan tunangan dokter sếp mẹ má bố ba cha vợ chồng bạn anh chị em"
+    " ông bà cô thầy yêu xóm nghiệp đình sĩ"
+)
 # For streams/domain/scope.py: a view told after the quote.
 AUTHORITIES, REPORTING, SAYING = _AUTHORITIES, _REPORTING, _SAYING
 _ACCORDING_TO = frozenset(
@@ -91,8 +105,26 @@ def reported(said: Wording, first: int, start: int) -> bool:
         phrase = phrase_ending(words, end, _REPORTING)
         who = end - len(phrase) - 1 if phrase else -1
         if phrase and who >= first:
-            return words[who] not in FIRST_PERSON
+            return words[who] not in FIRST_PERSON or _possessed(said, first, who)
     return False
+
+
+def _possessed(said: Wording, first: int, at: int) -> bool:
+    """Whether ``words[at]``, a first person, is the possessor after a noun of a person
+    in its clause ("bos saya", "sếp tôi": "my boss"), not the user as the subject."""
+    words = said.words
+    return (
+        words[at] in _POSTPOSED_POSSESSORS
+        and at - 1 >= first
+        and at not in said.breaks
+        and words[at - 1] in _PEOPLE_POSSESSED
+    )
+
+
+def _an_authority(words: Sequence[str], at: int) -> bool:
+    """A doctor or a test ("doctor", 医生, "bác sĩ"), whose saying is a finding."""
+    pair = "".join(words[max(0, at - 1) : at + 1])
+    return words[at] in _AUTHORITIES or pair in _AUTHORITY_PAIRS
 
 
 def said_by_another(said: Wording, first: int, start: int) -> bool:
@@ -108,7 +140,7 @@ def said_by_another(said: Wording, first: int, start: int) -> bool:
             between = [w for w in words[at + 1 : start] if w not in _UNSAID]
             if between and (words[at] not in _TELLING or _told_the_user(words[at], between)):
                 return False  # "says hi I ...", "told me I'm diabetic"
-            return _another_speaker(words, first, at)
+            return _another_speaker(said, first, at)
     return False
 
 
@@ -118,9 +150,10 @@ def _told_the_user(verb: str, between: Sequence[str]) -> bool:
     return verb in _TOLD and between[0] in _THE_USER
 
 
-def _another_speaker(words: Sequence[str], first: int, verb: int) -> bool:
+def _another_speaker(said: Wording, first: int, verb: int) -> bool:
     """Whether who says the verb at ``words[verb]`` is another than the user (nor "to
     say", the user's own: "I'm happy to say")."""
+    words = said.words
     to_whom = next(
         (
             at
@@ -135,11 +168,12 @@ def _another_speaker(words: Sequence[str], first: int, verb: int) -> bool:
         verb = to_whom  # "我跟老板说": who says is before 跟
     for at in range(verb - 1, max(first, verb - _SPEAKER_REACH) - 1, -1):
         word = words[at]
+        if _possessed(said, first, at):
+            return not _an_authority(words, at - 1)  # "ibu saya bilang", "dokter saya bilang"
         if word in _TO or word in FIRST_PERSON or word in _THE_USER:
             return False
         if word not in _BEFORE_SAYING:
-            pair = "".join(words[at - 1 : at + 1])  # 医生说
-            return word not in _AUTHORITIES and pair not in _AUTHORITY_PAIRS
+            return not _an_authority(words, at)  # 医生说
     return False
 
 

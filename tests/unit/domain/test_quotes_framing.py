@@ -68,6 +68,14 @@ def test_an_unsure_opening_stays_as_decided() -> None:
         ("Meine Mutter sagt, ich bin faul", "ich bin faul"),
         ("Ma mère dit que je suis paresseux", "je suis paresseux"),
         ("Mi madre dice que soy perezoso", "soy perezoso"),
+        # the possessor after the noun: "bos saya", "sếp tôi" are "my boss"
+        ("Bos saya pikir saya malas", "saya malas"),
+        ("Ibu saya bilang bahwa saya alergi laktosa", "saya alergi laktosa"),
+        ("Suami saya bilang saya suka kopi", "saya suka kopi"),
+        ("Semua orang bilang saya pemalu", "saya pemalu"),
+        ("Sếp tôi nghĩ tôi lười", "tôi lười"),
+        ("Mẹ tôi cho rằng tôi lười", "tôi lười"),
+        ("Bạn tôi nghĩ tôi chuyển đến Huế", "tôi chuyển đến Huế"),
     ],
 )
 def test_what_another_says_of_the_user_is_their_view(text: str, quote: str) -> None:
@@ -88,6 +96,15 @@ def test_what_another_says_of_the_user_is_their_view(text: str, quote: str) -> N
         ("I keep telling people I'm vegan", "I'm vegan"),
         ("My mom says hi, I live in Berlin", "I live in Berlin"),
         ("My mom says hi. I live in Berlin.", "I live in Berlin"),
+        # the user's own "I think" and saying, and a doctor's, with an opening word or not
+        ("Saya pikir saya malas", "saya malas"),
+        ("Tapi saya pikir saya malas", "saya malas"),
+        ("Bos, saya pikir saya malas", "saya malas"),
+        ("Saya bilang ke bos saya bahwa saya berhenti", "saya berhenti"),
+        ("Dokter saya bilang saya diabetes", "saya diabetes"),
+        ("Tôi nghĩ tôi lười", "tôi lười"),
+        ("Còn tôi nghĩ tôi lười", "tôi lười"),
+        ("Ibu saya tinggal di Bandung", "Ibu saya tinggal di Bandung"),
     ],
 )
 def test_the_users_own_saying_or_a_finding_told_them_stands(text: str, quote: str) -> None:
