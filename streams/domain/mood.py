@@ -74,6 +74,12 @@ _SUPPOSING = word_set(
     "suppose supposing imagine assume assuming pretend angenommen imaginons supongamos"
     " допустим представь"
 )
+# Not a set-up: "Imagine my surprise", and before "imagine" the user's own hedge ("I
+# suppose") or an exclamation ("Can you imagine, I got promoted", "as you can imagine").
+_EXCLAIMED = frozenset(
+    tuple(tokens(p)) for p in ("my surprise", "my shock", "my joy", "my relief", "my delight")
+)
+_NOT_SUPPOSING = FIRST_PERSON | word_set("you can could")
 # Conditions only as a sentence's first word with a clause of their own after them: "Si
 # consigo el trabajo, me mudo" (not "Sí, vivo en Madrid", nor reflexive "Se mudó").
 _OPENING_CONDITIONS = word_set("si se als")
@@ -239,7 +245,9 @@ def _supposing_at(words: Sequence[str], first: int, start: int) -> bool:
     or opening its sentence, not the user's "I suppose"."""
     for at in (start - 1, start - 2, first):
         if first <= at < start and words[at] in _SUPPOSING:
-            return at == 0 or words[at - 1] not in FIRST_PERSON
+            if tuple(words[at + 1 : at + 3]) in _EXCLAIMED:
+                return False  # "Imagine my surprise: I ..."
+            return at == 0 or words[at - 1] not in _NOT_SUPPOSING
     return False
 
 

@@ -12,6 +12,8 @@ cat" deny something else, and "I live in Berlin, no?" asks.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from streams.domain.wording import Wording, tokens, word_set
 
 # Words that may open the denying clause: "but", "which", "lol".
@@ -39,6 +41,21 @@ _DENIALS = frozenset(
         "在梦里", "夢の中で",
     )
 )  # fmt: skip
+# A belief the user no longer holds, whatever follows it ("or so I thought until I tried").
+_PAST_BELIEFS = frozenset(
+    tuple(tokens(belief))
+    for belief in (
+        "or so i thought", "or so i believed", "or so i hoped", "or so i assumed",
+        "or so i used to think", "or at least i thought so", "or so we thought",
+        "at least i thought so", "so i thought", "ou du moins je le croyais",
+        "o eso creía", "o eso pensaba", "dachte ich", "so dachte ich",
+    )
+)  # fmt: skip
+_LONGEST_BELIEF = max(len(b) for b in _PAST_BELIEFS)
+_UNTIL = word_set("until till before but hasta jusqu bis")
+# A bare "no" followed by "not ..." corrects something else: "I live in Lyon, nope, not
+# Paris" leaves Lyon.
+_BARE = frozenset({("no",), ("nope",)})
 # "no" alone denies only after a laugh ("lol no"): "I live in Berlin, no?" asks, and
 # "..., and no, I don't smoke" answers.
 _CLAUSES_ON = 3  # the rest of the quote's clause and the two after it
@@ -59,8 +76,10 @@ def taken_back(said: Wording, start: int, end: int) -> bool:
         if lo >= len(words):
             return False
         hi = min((b for b in breaks if b > lo), default=len(words))
+        if _a_past_belief(words[lo:hi]):
+            return True  # "I love hiking, or so I thought"
         if _a_denial(said, (lo, hi), own=own):
-            return True  # "I work at Google, but I don't", "I work at Google jk"
+            return not _a_correction(said, lo, hi)  # not "Lyon, nope, not Paris"
         if hi - lo > _LONGEST or said.sentence_of(hi) != said.sentence_of(end - 1):
             return False  # "I live in Paris, in a small flat, and I love it"
         lo = hi  # "I work at Google as a chef, jk", "I work at Google, in Zurich, yeah right"
@@ -83,3 +102,24 @@ def _a_denial(said: Wording, span: tuple[int, int], *, own: bool) -> bool:
     if rest == ("not",) and "or" in said.words[max(0, span[0] - 1) : span[0] + opened]:
         return False  # "believe it or not", "like it or not": the "or" split an idiom
     return rest != ("no",) or not _LAUGHS.isdisjoint(clause[:opened])
+
+
+def _a_past_belief(clause: Sequence[str]) -> bool:
+    """Whether ``clause`` is "or so I thought" and the like, alone or with its "until"
+    ("so I thought I'd ask" is not)."""
+    return any(
+        tuple(clause[:n]) in _PAST_BELIEFS and (n == len(clause) or clause[n] in _UNTIL)
+        for n in range(2, min(len(clause), _LONGEST_BELIEF) + 1)
+    )
+
+
+def _a_correction(said: Wording, lo: int, hi: int) -> bool:
+    """Whether the denial at ``said.words[lo:hi]`` is a bare "no" whose next clause, in
+    its sentence, is "not" and what it corrects ("nope, not Paris"), not a denial."""
+    words = said.words
+    if tuple(w for w in words[lo:hi] if w not in _OPENERS) not in _BARE or hi >= len(words):
+        return False
+    nxt = min((b for b in said.breaks if b > hi), default=len(words))
+    rest = tuple(words[hi:nxt])
+    same = said.sentence_of(hi) == said.sentence_of(lo)
+    return same and len(rest) > 1 and rest[0] == "not" and rest not in _DENIALS

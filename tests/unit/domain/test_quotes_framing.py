@@ -29,6 +29,12 @@ from streams.domain.quotes import quote_found
         ("İstanbul'da yaşıyorum, ama doğru değil.", "İstanbul'da yaşıyorum"),
         ("Saya tinggal di Jakarta, tapi bohong.", "Saya tinggal di Jakarta"),
         ("أنا أعيش في القاهرة، لكن هذا غير صحيح.", "أنا أعيش في القاهرة"),
+        # a belief the user no longer holds
+        ("I love hiking, or so I thought until yesterday.", "I love hiking"),
+        ("I love hiking, or at least I thought so", "I love hiking"),
+        ("I love hiking, or so I thought before I tried it", "I love hiking"),
+        ("J'adore la randonnée, ou du moins je le croyais", "J'adore la randonnée"),
+        ("Ich liebe Wandern, dachte ich bis gestern", "Ich liebe Wandern"),
     ],
 )
 def test_a_statement_taken_back_in_the_next_clause_is_not_the_users(text: str, quote: str) -> None:
@@ -45,6 +51,13 @@ def test_a_statement_taken_back_in_the_next_clause_is_not_the_users(text: str, q
         ("I live in Berlin, no?", "I live in Berlin"),
         ("I like cats but not dogs", "I like cats"),
         ("I live in Berlin. I work at Google, jk", "I live in Berlin"),
+        # a bare "no" correcting something else, and idioms that suppose nothing
+        ("I live in Lyon, nope, not Paris", "I live in Lyon"),
+        ("I live in Lyon, no, not Paris.", "I live in Lyon"),
+        ("I think I love hiking, so I thought I would ask", "I love hiking"),
+        ("Imagine my surprise: I teach math now", "I teach math now"),
+        ("Can you imagine, I got promoted", "I got promoted"),
+        ("As you can imagine, I love dogs", "I love dogs"),
     ],
 )
 def test_a_denial_of_something_else_leaves_the_statement(text: str, quote: str) -> None:
