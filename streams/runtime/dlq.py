@@ -22,9 +22,12 @@ x-value-truncated        not written any more; dead letters of older versions ca
                          when their value was cut (they cannot be redriven)
 =======================  ===========================================================
 
-Original headers come first, unchanged (less the stage's delivery headers, which steer
-one delivery only: a redriven copy must not carry a release of a claim long ended); the
-x- headers above are appended.
+Original headers come first, unchanged, less the stage's delivery headers (they steer
+one delivery only: a redriven copy must not carry a release of a claim long ended) and
+less any header named like one of the x- headers above: those names are the dead letter's
+own (a producer's ``x-value-part: 1/2`` would make a whole letter look like half of one,
+its ``x-value-truncated`` would make it unredrivable), and a redrive drops them anyway.
+The x- headers above are appended.
 
 A dead letter always holds the original value. One larger than DLQ_PART_BYTES (the
 default broker and producer limit is ~1 MB, and the headers need room) is split into
@@ -71,6 +74,7 @@ DLQ_HEADERS: tuple[str, ...] = (
     H_PART,
     H_LENGTH,
 )
+_OURS = frozenset(DLQ_HEADERS)
 # What a continuation part carries besides its x-value-part: enough to find its head.
 PART_HEADERS = (H_TOPIC, H_PARTITION, H_OFFSET, H_GROUP, H_STAGE, H_REASON)
 
@@ -110,7 +114,7 @@ def dead_letter(
         (H_ATTEMPT, str(attempt)),
         (H_REASON, reason),
     ]
-    kept = tuple((k, v) for k, v in record.headers if k not in delivery_headers)
+    kept = tuple((k, v) for k, v in record.headers if k not in delivery_headers and k not in _OURS)
     # The first part carries every header: its value gets what they leave of the budget.
     head_room = sum(len(k) + len(v) for k, v in (*kept, *_encoded(ours))) + _PART_HEADERS_ROOM
     first = max(_MIN_FIRST_PART, DLQ_PART_BYTES - head_room)

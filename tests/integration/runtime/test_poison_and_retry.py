@@ -8,10 +8,12 @@ from collections.abc import Callable
 
 import pytest
 
+from streams.ops.dlq import list_dead_letters, redrive
 from streams.runtime.config import WorkerConfig
 from streams.runtime.dlq import DLQ_HEADERS
 from streams.runtime.worker import Worker
 from streams.settings import Settings
+from tests.support.kafka import produce as produce_records
 from tests.support.runtime import (
     event,
     produce,
@@ -114,3 +116,33 @@ async def test_transient_failures_are_retried_in_place_then_succeed(
     assert next(g for g in got if g["seq"] == 2)["attempt"] == 3
     (dl,) = dlq
     assert dl.headers["x-reason"] == b"transient_exhausted" and dl.headers["x-attempt"] == b"3"
+
+
+async def test_a_dead_letter_of_a_record_with_headers_named_like_ours_can_be_redriven(
+    kafka_bootstrap: str, topics: Callable[..., str]
+) -> None:
+    """A producer's own x-value-part / x-value-truncated header made the letter half of a
+    split value, or a cut one: listed, and never redriven."""
+    settings, worker = setup(kafka_bootstrap, topics)
+    key = TENANT.encode()
+    spoofed = [("x-value-part", b"1/2"), ("x-value-truncated", b"5"), ("trace", b"t")]
+    records: list[dict[str, object]] = [
+        {"key": key, "value": b"{broken", "headers": spoofed},
+        {"key": key, "value": event(TENANT, 0)},
+    ]
+    produce_records(settings, settings.topic("runtime.in"), records)
+    loop = asyncio.get_running_loop()
+    async with running(worker):
+        await loop.run_in_executor(
+            None, wait_for_count, kafka_bootstrap, settings.topic("runtime.out"), 1, 60
+        )
+        await loop.run_in_executor(
+            None, wait_for_count, kafka_bootstrap, settings.dlq_topic("passthrough"), 1, 30
+        )
+    (letter,) = list_dead_letters(settings, "passthrough")
+    assert letter.reason.startswith("bad_json") and letter.value == b"{broken"
+    assert letter.unroutable_reason() is None
+    assert letter.original_headers() == [("trace", b"t")]
+    result = redrive(settings, "passthrough", dry_run=True)
+    assert [d.record.offset for d, _ in result.redriven] == [letter.record.offset]
+    assert not result.unroutable

@@ -68,3 +68,17 @@ def test_delivery_headers_are_not_kept() -> None:
     )  # fmt: skip
     assert [k for k, _ in dl.headers][:1] == ["trace"]
     assert "release" not in dict(dl.headers)
+
+
+def test_an_original_header_named_like_ours_is_not_kept() -> None:
+    # A producer's x-value-part made a whole letter half of one (never redriven); its
+    # x-value-truncated made it unredrivable; its x-reason hid ours from `dlq list`.
+    spoofed = (("x-value-part", b"1/2"), ("x-value-truncated", b"5"), ("x-reason", b"fine"))
+    rec = Record("in", 0, 1, b"k", b"{broken", (("trace", b"abc"), *spoofed))
+    (dl,) = dead_letter(
+        rec, ValueError("x"), dlq_topic="d", group="g", stage="s", attempt=0, reason="bad_json"
+    )
+    assert dl.headers[0] == ("trace", b"abc") and part_of(dl.headers) == (1, 1)
+    names = [k for k, _ in dl.headers]
+    assert H_TRUNCATED not in names and "x-value-part" not in names
+    assert names.count(H_REASON) == 1 and error_headers(dl.headers)[H_REASON] == "bad_json"
