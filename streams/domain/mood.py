@@ -51,7 +51,17 @@ _QUESTION_OPENINGS = frozenset(
         "est-ce que", "crois-tu que", "tu crois que", "glaubst du", "glaubst du dass",
         "denkst du", "denkst du dass", "crees que", "tú crees que", "será que",
         "é possível que", "es posible que", "ты думаешь", "как думаешь", "стоит ли мне",
-        "czy myślisz że", "你觉得", "你说",
+        "czy myślisz że", "你觉得", "你说", "is it a good idea to", "is it a good idea",
+        "is it worth", "does it make sense to", "tu me conseilles de",
+    )
+)  # fmt: skip
+# Asking advice about what the user would do ("Would you recommend I move to Denver?"),
+# not a request ("Would you recommend a dentist near my office?").
+_ADVICE_OPENINGS = frozenset(
+    tuple(tokens(opening))
+    for opening in (
+        "would you recommend", "do you recommend", "would you suggest", "do you suggest",
+        "would you advise", "do you advise",
     )
 )  # fmt: skip
 _CLOSING_PARTICLES = word_set("吗 嗎 か 呢")
@@ -92,6 +102,7 @@ _JOINS = phrase_index(
     " а или потому ale oraz lecz fakat ama ve tapi dan atau nhưng và 但 而 和 并 且 แต่"
     " และ لكن אבל लेकिन और 하지만 그리고 でも しかし そして"
 )
+JOINS = _JOINS  # for streams/domain/hedges.py
 # Just before the condition: "even if", "whenever", "wonder if" (whether).
 # Malay and Indonesian "kalau" before one word and a comma: "as for" ("Kalau saya, ...").
 _TOPIC_MARKERS = frozenset([("kalau",), ("kalo",)])
@@ -118,7 +129,8 @@ _WISHES = phrase_index(
     " quase quasi ojalá 几乎 差点 曾经 aimerais voudrais gustaría quisiera gostaria vorrei"
     " piacerebbe хочу хотел хотела keşke أتمنى काश 希望 ingin quero queria quiero möchte"
     " möchten chcę chciałbym chciałabym chcielibyśmy muốn อยาก ningependa nataka natamani"
-    " רוצה רוצים רוצות أريد أود pengen pengin mau 想",
+    " encantaría adoraría adoraria adorerais adorerait רוצה רוצים רוצות أريد أود pengen"
+    " pengin mau 想",
     phrases=(
         "used to",
         "would like",
@@ -163,6 +175,8 @@ def _a_yes_no_opening(opening: tuple[str, ...], first_quoted: str) -> bool:
     of the user's yes/no question."""
     if opening in _QUESTION_OPENINGS:
         return True
+    if opening in _ADVICE_OPENINGS:
+        return first_quoted in FIRST_PERSON
     if not opening or len(opening) > _ASKED_BEFORE:
         return False
     if opening[0] in _QUESTION_PARTICLES:

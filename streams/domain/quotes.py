@@ -31,6 +31,7 @@ from difflib import SequenceMatcher
 from itertools import pairwise
 
 from streams.domain.guards import Claim
+from streams.domain.hedges import hedged
 from streams.domain.mending import FILLERS, little, may_elide, may_leave_out, mended, typos
 from streams.domain.mood import asked, supposed, wished
 from streams.domain.negation import negated_after, negated_before
@@ -119,6 +120,7 @@ def _moody(said: Wording, start: int, end: int) -> bool:
         asked(said, start, end)
         or supposed(said, start, end)
         or wished(said, start, end)
+        or hedged(said, start, end)
         or taken_back(said, start, end)
         or framed_earlier(said, start)
         or viewed_after(said, start, end)

@@ -52,6 +52,7 @@ _PAST_BELIEFS = frozenset(
     )
 )  # fmt: skip
 _LONGEST_BELIEF = max(len(b) for b in _PAST_BELIEFS)
+_BELIEF_STARTS = frozenset(b[0] for b in _PAST_BELIEFS)
 _UNTIL = word_set("until till before but hasta jusqu bis")
 # A bare "no" followed by "not ..." corrects something else: "I live in Lyon, nope, not
 # Paris" leaves Lyon.
@@ -107,6 +108,8 @@ def _a_denial(said: Wording, span: tuple[int, int], *, own: bool) -> bool:
 def _a_past_belief(clause: Sequence[str]) -> bool:
     """Whether ``clause`` is "or so I thought" and the like, alone or with its "until"
     ("so I thought I'd ask" is not)."""
+    if not clause or clause[0] not in _BELIEF_STARTS:
+        return False  # the common case
     return any(
         tuple(clause[:n]) in _PAST_BELIEFS and (n == len(clause) or clause[n] in _UNTIL)
         for n in range(2, min(len(clause), _LONGEST_BELIEF) + 1)

@@ -171,3 +171,54 @@ def test_suppositions_in_other_languages_stay_supposed(text: str, quote: str) ->
 )
 def test_a_story_or_game_talked_about_leaves_the_statement(text: str, quote: str) -> None:
     assert quote_found(quote, [text])
+
+
+@pytest.mark.parametrize(
+    ("text", "quote"),
+    [
+        ("Maybe I'll move to Denver next year", "I'll move to Denver next year"),
+        ("I might move to Denver", "move to Denver"),
+        ("I'm thinking about moving to Denver", "moving to Denver"),
+        ("Quizás me mude a Barcelona", "me mude a Barcelona"),
+        ("A lo mejor me mudo a Sevilla", "me mudo a Sevilla"),
+        ("Peut-être que je déménage à Lyon", "je déménage à Lyon"),
+        ("Vielleicht ziehe ich nach München", "ziehe ich nach München"),
+        ("Talvez eu me mude para o Porto", "eu me mude para o Porto"),
+        ("Возможно, я перееду в Казань", "я перееду в Казань"),
+        ("Может быть, я перееду в Казань", "я перееду в Казань"),
+        ("也许我会搬到上海", "我会搬到上海"),
+        ("我可能会搬到上海", "会搬到上海"),
+        ("デンバーに引っ越すかもしれない", "デンバーに引っ越す"),
+        ("Mungkin saya pindah ke Bali", "saya pindah ke Bali"),
+        ("Có lẽ tôi sẽ chuyển đến Huế", "tôi sẽ chuyển đến Huế"),
+        ("Belki İzmir'e taşınırım", "İzmir'e taşınırım"),
+        ("शायद मैं दिल्ली जाऊँगा", "मैं दिल्ली जाऊँगा"),
+        # a wish, and advice asked about what the user would do
+        ("Me encantaría vivir en París", "vivir en París"),
+        ("Eu adoraria morar em Paris", "morar em Paris"),
+        ("Would you recommend I move to Denver?", "I move to Denver"),
+        ("Is it a good idea to move to Denver?", "move to Denver"),
+        ("Is it worth buying a Tesla?", "buying a Tesla"),
+    ],
+)
+def test_a_statement_held_only_possible_is_not_the_users(text: str, quote: str) -> None:
+    assert not quote_found(quote, [text])
+
+
+@pytest.mark.parametrize(
+    ("text", "quote"),
+    [
+        ("Maybe you can help me: I live in Denver and need a plumber", "I live in Denver"),
+        ("I live in Denver, maybe you know it", "I live in Denver"),
+        ("I might be wrong, but I live in Denver", "I live in Denver"),
+        ("Maybe it's weird but I love opera", "I love opera"),
+        ("Perhaps surprisingly, I love opera", "I love opera"),
+        ("Mungkin kamu tahu, saya tinggal di Bali", "saya tinggal di Bali"),
+        ("I'm planning to move to Denver", "move to Denver"),
+        ("I'll probably move to Denver next year", "move to Denver next year"),
+        ("Maybe I'll move to Denver", "Maybe I'll move to Denver"),
+        ("Would you recommend a dentist near my office in Leeds?", "my office in Leeds"),
+    ],
+)
+def test_a_possibility_word_elsewhere_leaves_the_statement(text: str, quote: str) -> None:
+    assert quote_found(quote, [text])
