@@ -45,9 +45,20 @@ from streams.runtime.stage import RecordContext, Routed, Stage
 log = logging.getLogger("streams.runtime.processor")
 
 
+_KEY_SHOWN = 200  # characters of a key a log line or an error message shows
+
+
+def shown_key(rec: Record) -> str | None:
+    """The record key as a log line shows it: escaped (``\\xff``), and cut after
+    _KEY_SHOWN characters (a producer's 1 MB key is in the dead letter, not in every
+    line about it)."""
+    key = rec.key_text
+    return key if key is None or len(key) <= _KEY_SHOWN else f"{key[:_KEY_SHOWN]}..."
+
+
 def record_fields(rec: Record, event: BaseModel | None = None) -> dict[str, Any]:
     fields: dict[str, Any] = {
-        "tenant": rec.key_text,
+        "tenant": shown_key(rec),
         "topic": rec.topic,
         "partition": rec.partition,
         "offset": rec.offset,
@@ -81,8 +92,9 @@ def key_mismatch(rec: Record, event: BaseModel) -> PoisonError | None:
         )
     if rec.key == event.tenant.encode("utf-8"):
         return None
-    shown = (rec.key_text or "")[:200]  # a byte that is not UTF-8 as \xff, as `dlq list` shows
-    return KeyMismatch(f"record key '{shown}' is not the payload's tenant {event.tenant!r}")
+    return KeyMismatch(
+        f"record key '{shown_key(rec)}' is not the payload's tenant {event.tenant!r}"
+    )
 
 
 class RecordProcessor:

@@ -248,3 +248,16 @@ async def test_a_dead_letter_drops_the_stages_delivery_headers() -> None:
     record = Record("in", 1, 7, b"ds:p", b"{broken", (("release", b"tok"), ("trace", b"t")))
     (dead,) = await proc(record)
     assert "release" not in dict(dead.headers) and dict(dead.headers)["trace"] == b"t"
+
+
+async def test_a_huge_key_is_cut_in_the_log_and_kept_whole_in_the_letter(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    key = b"K" * 900_000
+    proc, _, _ = make(TenantStage())
+    with caplog.at_level("ERROR", logger="streams.runtime.processor"):
+        (dead,) = await proc(rec(an_episode(), key=key))
+    assert dead.key == key  # the letter holds the original
+    (line,) = [r for r in caplog.records if r.getMessage().startswith("dead-lettered")]
+    assert line.tenant == "K" * 200 + "..."  # type: ignore[attr-defined]
+    assert len(line.getMessage()) < 400
