@@ -102,7 +102,7 @@ _JOINS = phrase_index(
     " а или потому ale oraz lecz fakat ama ve tapi dan atau nhưng và 但 而 和 并 且 แต่"
     " และ لكن אבל लेकिन और 하지만 그리고 でも しかし そして"
 )
-JOINS = _JOINS  # for streams/domain/hedges.py
+JOINS, POSSESSIVES = _JOINS, _POSSESSIVES  # for streams/domain/hedges.py
 # Just before the condition: "even if", "whenever", "wonder if" (whether).
 # Malay and Indonesian "kalau" before one word and a comma: "as for" ("Kalau saya, ...").
 _TOPIC_MARKERS = frozenset([("kalau",), ("kalo",)])
@@ -130,7 +130,7 @@ _WISHES = phrase_index(
     " piacerebbe хочу хотел хотела keşke أتمنى काश 希望 ingin quero queria quiero möchte"
     " möchten chcę chciałbym chciałabym chcielibyśmy muốn อยาก ningependa nataka natamani"
     " encantaría adoraría adoraria adorerais adorerait רוצה רוצים רוצות أريد أود pengen"
-    " pengin mau 想",
+    " pengin mau 想 solía solías solíamos solían costumava costumavam",
     phrases=(
         "used to",
         "would like",

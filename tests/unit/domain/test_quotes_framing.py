@@ -193,7 +193,14 @@ def test_a_story_or_game_talked_about_leaves_the_statement(text: str, quote: str
         ("Có lẽ tôi sẽ chuyển đến Huế", "tôi sẽ chuyển đến Huế"),
         ("Belki İzmir'e taşınırım", "İzmir'e taşınırım"),
         ("शायद मैं दिल्ली जाऊँगा", "मैं दिल्ली जाऊँगा"),
-        # a wish, and advice asked about what the user would do
+        # inside a "whether", or doubted
+        ("I wonder if I should move to Denver", "I should move to Denver"),
+        ("Do you know if I need a visa for Japan?", "I need a visa for Japan"),
+        ("Ich bin mir nicht sicher, ob ich nach Berlin ziehe", "ich nach Berlin ziehe"),
+        ("I doubt I'll move to Denver", "I'll move to Denver"),
+        ("I doubt that I'll move to Denver", "I'll move to Denver"),
+        # a wish or a past habit, and advice asked about what the user would do
+        ("Solía vivir en Madrid", "vivir en Madrid"),
         ("Me encantaría vivir en París", "vivir en París"),
         ("Eu adoraria morar em Paris", "morar em Paris"),
         ("Would you recommend I move to Denver?", "I move to Denver"),
@@ -218,6 +225,9 @@ def test_a_statement_held_only_possible_is_not_the_users(text: str, quote: str) 
         ("I'll probably move to Denver next year", "move to Denver next year"),
         ("Maybe I'll move to Denver", "Maybe I'll move to Denver"),
         ("Would you recommend a dentist near my office in Leeds?", "my office in Leeds"),
+        ("Can you check if my flight to Rome is delayed?", "my flight to Rome"),
+        ("I don't know if I told you, but I moved to Denver", "I moved to Denver"),
+        ("Not sure if it matters, I live in Denver", "I live in Denver"),
     ],
 )
 def test_a_possibility_word_elsewhere_leaves_the_statement(text: str, quote: str) -> None:
