@@ -34,6 +34,11 @@ from streams.domain.quotes import quote_found
         ("東京ではなく大阪に住んでいます", "東京...住んでいます"),
         ("東京じゃなくて大阪に住んでいます", "東京...住んでいます"),
         ("東京ではなく大阪に住んでいます", "東京"),
+        # "rarely" says the statement is not so, as "hardly" does
+        ("I rarely eat meat", "eat meat"),
+        ("Ich trinke selten Kaffee", "Ich trinke ... Kaffee"),
+        ("Je mange rarement de la viande", "de la viande"),
+        ("Saya jarang minum kopi", "minum kopi"),
     ],
 )
 def test_negated_in_more_languages(said: str, quote: str) -> None:
@@ -56,6 +61,10 @@ def test_negated_in_more_languages(said: str, quote: str) -> None:
         ("Tôi sống ở Hà Nội", "Tôi sống ở Hà Nội"),
         ("Main Delhi mein rehta hoon", "Main Delhi mein rehta hoon"),
         ("أعيش في الرياض مع عائلتي", "أعيش في الرياض"),
+        # negations that affirm
+        ("Nothing beats living in Berlin", "living in Berlin"),
+        ("Nothing like a morning run in Hyde Park", "a morning run in Hyde Park"),
+        ("Nada como vivir en Sevilla", "vivir en Sevilla"),
     ],
 )
 def test_the_same_words_where_they_do_not_negate(said: str, quote: str) -> None:
