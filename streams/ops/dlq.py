@@ -7,7 +7,9 @@ headers (the x- error headers are dropped; ``factstream-redriven-from`` is added
 an idempotent producer, then records what it sent in the redrive ledger (see
 streams/ops/redrive_ledger.py) so a second redrive does not send a record again. A record
 that had no key is sent keyed by the tenant its payload names (sent keyless, a worker
-would only dead-letter it again as ``no_key``); one whose payload names none is not sent.
+would only dead-letter it again as ``no_key``); one whose payload names none, and one
+keyed by another tenant than its payload names (``key_mismatch``), are not sent: each
+would come back as a new dead letter, for the next redrive to send again.
 
 A value the runtime split over several DLQ records (``x-value-part``) is one dead letter
 here: listed once, shown and redriven whole, its parts joined in order.
@@ -15,7 +17,6 @@ here: listed once, shown and redriven whole, its parts joined in order.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,6 +24,8 @@ from typing import Any
 from streams.kafka import admin as ka
 from streams.kafka.publisher import RecordSender
 from streams.kafka.range_reader import RangeRecord, read_ranges
+from streams.ops.dlq_payload import payload_tenant as payload_tenant
+from streams.ops.dlq_payload import render_payload as render_payload
 from streams.ops.redrive_ledger import PartitionLedger, redrive_group
 from streams.runtime.dlq import (
     DLQ_HEADERS,
@@ -109,22 +112,20 @@ class DeadLetter:
             return f"value was truncated from {self.errors[H_TRUNCATED]} bytes"
         if 1 + len(self.rest) != self.parts_expected:
             return f"only {1 + len(self.rest)} of its {self.parts_expected} parts were found"
-        if self.redrive_key is None:
+        return self._unkeyable()
+
+    def _unkeyable(self) -> str | None:
+        """Why the worker would refuse its key again (a redrive would only make another
+        dead letter, and the next redrive another), or None."""
+        key, tenant = self.record.key, payload_tenant(self.value)
+        if key is None and tenant is None:
             return "it has no key and its payload names no tenant to key it by"
+        if key is not None and tenant is not None and key != tenant.encode("utf-8"):
+            return (
+                f"its key '{self.tenant[:200]}' is not the tenant its payload names"
+                f" '{tenant[:200]}': it would be dead-lettered again (key_mismatch)"
+            )
         return None
-
-
-def payload_tenant(value: bytes | None) -> str | None:
-    """``"<dataset>:<project_id>"`` of a JSON object payload, or None."""
-    try:
-        data = json.loads(value or b"")
-    except (ValueError, RecursionError):  # not JSON, not UTF-8, nested past json's limit
-        return None
-    if not isinstance(data, dict):
-        return None
-    dataset, project = data.get("dataset"), data.get("project_id")
-    ok = isinstance(dataset, str) and isinstance(project, str) and dataset and project
-    return f"{dataset}:{project}" if ok else None
 
 
 def assemble(records: Iterable[RangeRecord]) -> Iterator[DeadLetter]:
@@ -147,27 +148,6 @@ def assemble(records: Iterable[RangeRecord]) -> Iterator[DeadLetter]:
             yield DeadLetter(first, tuple(rest))
     for first, *rest in open_.values():  # incomplete: listed, never redriven
         yield DeadLetter(first, tuple(rest))
-
-
-def render_payload(value: bytes | None, preview_bytes: int = 512) -> tuple[str, str]:
-    """(kind, text): pretty JSON, plain UTF-8 text, or a hex preview of binary data."""
-    if value is None:
-        return "empty", "(no value)"
-    try:
-        text = value.decode("utf-8")
-    except UnicodeDecodeError:
-        head = value[:preview_bytes]
-        rows = [
-            f"{i:08x}  {head[i : i + 16].hex(' '):<47}  "
-            + "".join(chr(b) if 32 <= b < 127 else "." for b in head[i : i + 16])
-            for i in range(0, len(head), 16)
-        ]
-        more = f"\n... {len(value) - len(head)} more bytes" if len(value) > len(head) else ""
-        return "binary (not UTF-8)", "\n".join(rows) + more
-    try:
-        return "json", json.dumps(json.loads(text), indent=2, ensure_ascii=False)
-    except (ValueError, RecursionError):  # not JSON, or nested past what json can read
-        return "text", text
 
 
 def _dlq_ranges(settings: Settings, stage: str) -> tuple[str, dict[int, tuple[int, int]]]:

@@ -14,7 +14,7 @@ from streams.runtime.dlq import H_EXC_CLASS, dead_letter
 from streams.runtime.records import Record
 from streams.settings import Settings
 from tests.support.fixtures import Tenant
-from tests.support.kafka import consume_all, episode_json, produce
+from tests.support.kafka import cli_env, consume_all, episode_json, produce
 
 PARTITIONS = 3
 
@@ -140,3 +140,22 @@ def test_a_dead_letter_over_900_kb_holds_the_original_and_redrives_it(
     assert "redrove 1 dead letter(s)" in redriven.output, redriven.output
     (back,) = consume_all(tenant_topics, tenant_topics.topic("episodes.completed"), 1)
     assert back.value == original and back.key == tenant.key
+
+
+def test_a_letter_keyed_by_another_tenant_is_not_redriven_to_come_back_again(
+    tenant_topics: Settings, tenant: Tenant
+) -> None:
+    """Sent as it is, a worker dead-letters it again (key_mismatch), and the next
+    unfiltered redrive would send that new letter, and so on."""
+    env = cli_env(tenant_topics)
+    value = episode_json(tenant.dataset, tenant.project_id, "ep-x").encode()
+    other = f"{tenant.dataset}:other"
+    p, o = put_dead_letter(tenant_topics, other, value, PoisonError("key"), "key_mismatch")
+    redriven = CliRunner().invoke(app, ["dlq", "redrive", "extract"], env=env)
+    assert redriven.exit_code == 0, redriven.output
+    assert "redrove 0 dead letter(s)" in redriven.output
+    assert (
+        f"not redriven {p}/{o}: its key '{other}' is not the tenant its payload names"
+        f" '{tenant.key}': it would be dead-lettered again (key_mismatch)"
+    ) in " ".join(redriven.output.split())
+    assert consume_all(tenant_topics, tenant_topics.topic("episodes.completed"), 1, 3.0) == []

@@ -102,3 +102,16 @@ def test_a_letter_without_a_key_or_a_tenant_in_its_payload_is_not_redriven() -> 
         assert keyless.unroutable_reason() == (
             "it has no key and its payload names no tenant to key it by"
         ), value
+
+
+def test_a_letter_keyed_by_another_tenant_than_its_payloads_is_not_redriven() -> None:
+    # Sent as it is, a worker dead-letters it again (key_mismatch): a new letter, which
+    # the next redrive would send again, and so on.
+    episode = json.dumps({"dataset": "acme", "project_id": "p2", "episode_id": "e"}).encode()
+    mismatched = letter(episode, PoisonError("record key 'acme:p1' is not ..."))
+    assert mismatched.unroutable_reason() == (
+        "its key 'acme:p1' is not the tenant its payload names 'acme:p2':"
+        " it would be dead-lettered again (key_mismatch)"
+    )
+    assert letter(episode, PoisonError("x"), key=b"acme:p2").unroutable_reason() is None
+    assert letter(b"{broken", PoisonError("x")).unroutable_reason() is None  # no tenant to compare
