@@ -41,7 +41,7 @@ from __future__ import annotations
 import traceback
 from collections.abc import Collection
 
-from streams.runtime.records import Headers, OutRecord, Record
+from streams.runtime.records import Headers, OutRecord, Record, bytes_as_text
 
 H_TOPIC = "x-original-topic"
 H_PARTITION = "x-original-partition"
@@ -149,9 +149,10 @@ def part_of(headers: Headers | list[tuple[str, bytes | None]] | None) -> tuple[i
 
 
 def error_headers(headers: Headers | list[tuple[str, bytes | None]] | None) -> dict[str, str]:
-    """The x- headers of a dead letter as text (for readers such as `factstream dlq`)."""
+    """The x- headers of a dead letter as text (for readers such as `factstream dlq`); a
+    byte that is not UTF-8 as ``\\xff`` (bytes_as_text), as keys are shown."""
     out: dict[str, str] = {}
     for name, raw in headers or ():
         if name in DLQ_HEADERS and raw is not None:
-            out[name] = raw.decode("utf-8", "replace")
+            out[name] = bytes_as_text(raw)
     return out

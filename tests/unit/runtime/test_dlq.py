@@ -82,3 +82,10 @@ def test_an_original_header_named_like_ours_is_not_kept() -> None:
     names = [k for k, _ in dl.headers]
     assert H_TRUNCATED not in names and "x-value-part" not in names
     assert names.count(H_REASON) == 1 and error_headers(dl.headers)[H_REASON] == "bad_json"
+
+
+def test_error_headers_show_bytes_that_are_not_utf8_as_escapes() -> None:
+    # As `dlq list` shows keys: a letter someone wrote to the DLQ topic by hand showed
+    # its x-original-topic b"\xff\xfe" as two U+FFFD marks.
+    headers = (("x-original-topic", b"\xff\xfein"), (H_REASON, b"bad\xc3"))
+    assert error_headers(headers) == {"x-original-topic": "\\xff\\xfein", H_REASON: "bad\\xc3"}
