@@ -172,8 +172,8 @@ def _reprocess(settings: Settings, plan: ReplayPlan, execute: bool, as_json: boo
         return
     out.print(f"re-published {result.copied} episodes with reprocess=true to {plan.topic}.")
     if result.not_episodes:
-        not_copied = f"{len(result.not_episodes)} records were not valid episodes and were"
-        first = f" not copied (first: {result.not_episodes[0]})"
+        not_copied = f"{len(result.not_episodes)} records were not valid episodes or not"
+        first = f" keyed by their tenant, and were not copied (first: {result.not_episodes[0]})"
         out.print(Text.assemble((not_copied, "yellow"), safe_text(first)))
 
 

@@ -10,8 +10,9 @@ tenant's order is kept. Workers may keep running (nothing to stop, nothing to re
 
 Both summarize and extract read the input topic, so both see the copies. Replaying the
 same range twice converges: dedup and the partial unique index on live facts drop what
-is already stored. A record in the range that is not a valid EpisodeCompleted (it was
-dead-lettered the first time) is counted and not copied. An event is copied once: the
+is already stored. A record in the range that is not a valid EpisodeCompleted, or whose
+key is not its tenant (no key, another tenant's: streams/runtime/keys.py), was
+dead-lettered the first time: it is counted and not copied. An event is copied once: the
 topic also holds repeats of an event with its own event id (the writer's wake-ups of a
 tenant's queued episode, the sweep's republishes), which are counted and skipped.
 """
@@ -26,6 +27,7 @@ from streams.events import decode_episode
 from streams.kafka.publisher import Publisher
 from streams.kafka.range_reader import RangeRecord, read_ranges
 from streams.ops.replay import ReplayPlan
+from streams.runtime.keys import wrong_key
 from streams.settings import Settings
 
 # Links a copy to the record it copies: "<topic>/<partition>/<offset>".
@@ -75,6 +77,10 @@ def _copy(
     except ValueError as exc:  # includes pydantic's ValidationError
         reason = str(exc).splitlines()[0]
         result.not_episodes.append(f"{record.partition}/{record.offset}: {reason}")
+        return
+    wrong = wrong_key(record.key, episode)
+    if wrong is not None:  # dead-lettered the first time (no_key, key_mismatch), never handled
+        result.not_episodes.append(f"{record.partition}/{record.offset}: {wrong.reason}: {wrong}")
         return
     if episode.event_id in seen:
         result.repeats += 1

@@ -38,6 +38,7 @@ from streams.events import TenantEvent
 from streams.runtime.codec import DecodeError, decode, encode
 from streams.runtime.config import WorkerConfig
 from streams.runtime.dlq import dead_letter
+from streams.runtime.keys import shown_key, wrong_key
 from streams.runtime.metrics import WorkerMetrics
 from streams.runtime.records import TP, OutRecord, Record
 from streams.runtime.stage import RecordContext, Routed, Stage
@@ -45,20 +46,9 @@ from streams.runtime.stage import RecordContext, Routed, Stage
 log = logging.getLogger("streams.runtime.processor")
 
 
-_KEY_SHOWN = 200  # characters of a key a log line or an error message shows
-
-
-def shown_key(rec: Record) -> str | None:
-    """The record key as a log line shows it: escaped (``\\xff``), and cut after
-    _KEY_SHOWN characters (a producer's 1 MB key is in the dead letter, not in every
-    line about it)."""
-    key = rec.key_text
-    return key if key is None or len(key) <= _KEY_SHOWN else f"{key[:_KEY_SHOWN]}..."
-
-
 def record_fields(rec: Record, event: BaseModel | None = None) -> dict[str, Any]:
     fields: dict[str, Any] = {
-        "tenant": shown_key(rec),
+        "tenant": shown_key(rec.key),
         "topic": rec.topic,
         "partition": rec.partition,
         "offset": rec.offset,
@@ -67,34 +57,6 @@ def record_fields(rec: Record, event: BaseModel | None = None) -> dict[str, Any]
     if episode is not None:
         fields["episode_id"] = str(episode)
     return fields
-
-
-class KeyMismatch(PoisonError):
-    """The record's key is not the tenant its payload names."""
-
-    reason = "key_mismatch"
-
-
-class NoKey(PoisonError):
-    """The record has no key (null); its payload names a tenant."""
-
-    reason = "no_key"
-
-
-def key_mismatch(rec: Record, event: BaseModel) -> PoisonError | None:
-    """Why a record must not be handled as its tenant's (None: the key is right)."""
-    if not isinstance(event, TenantEvent):
-        return None
-    if rec.key is None:
-        return NoKey(
-            "record has no key; the key must be the tenant '<dataset>:<project_id>',"
-            f" here {event.tenant!r}"
-        )
-    if rec.key == event.tenant.encode("utf-8"):
-        return None
-    return KeyMismatch(
-        f"record key '{shown_key(rec)}' is not the payload's tenant {event.tenant!r}"
-    )
 
 
 class RecordProcessor:
@@ -151,7 +113,7 @@ class RecordProcessor:
             event = decode(rec.value, self._stage.input_model, cfg.max_record_bytes)
         except DecodeError as exc:
             return self._dead(rec, exc, 0, exc.reason, None)
-        mismatch = key_mismatch(rec, event)
+        mismatch = wrong_key(rec.key, event)
         if mismatch is not None:
             ctx = self._context(rec, 0, final=True)
             dead = self._dead(rec, mismatch, 0, mismatch.reason, event)

@@ -293,3 +293,37 @@ def test_shift_by_refuses_partitions_the_group_never_committed_unless_told(
     assert told.exit_code == 0, told.output
     # 8 + 3 and 5 + 3; the never-committed partition from its earliest offset, 0 + 3.
     assert committed(tenant_settings, group, topic, PARTITIONS) == {0: 10, 1: 8, 2: 3}
+
+
+def test_reprocess_does_not_copy_a_record_keyed_by_no_or_another_tenant(
+    tenant_topics: Settings,
+    tenant: Tenant,
+) -> None:
+    """Dead-lettered the first time (no_key, key_mismatch), never handled: a copy keyed by
+    its tenant would be extracted now, out of its place."""
+    topic = tenant_topics.topic("episodes.completed")
+    good, keyless, other = (
+        episode_json(tenant.dataset, tenant.project_id, e).encode() for e in ("e0", "e1", "e2")
+    )
+    landed = produce(tenant_topics, topic, [
+        {"key": tenant.key, "value": good, "partition": 0},
+        {"key": None, "value": keyless, "partition": 0},
+        {"key": f"{tenant.dataset}:other", "value": other, "partition": 0},
+    ])  # fmt: skip
+    assert [o for _, o in landed] == [0, 1, 2]
+    group = f"test-extract-{uuid.uuid4().hex[:8]}"
+    commit(tenant_topics, group, topic, {0: 3})
+    result = CliRunner().invoke(
+        app,
+        ["replay", "extract", "--group", group, "--to-earliest", "--reprocess", "--execute"],
+        env=cli_env(tenant_topics),
+    )
+    assert result.exit_code == 0, result.output
+    output = " ".join(result.output.split())
+    assert "re-published 1 episodes" in output
+    assert "2 records were not valid episodes or not keyed by their tenant" in output
+    assert "(first: 0/1: no_key: record has no key;" in output
+    copies = consume_all(tenant_topics, topic, 4)[3:]
+    assert [(c.key, EpisodeCompleted.model_validate_json(c.value).episode_id) for c in copies] == [
+        (tenant.key, "e0")
+    ]
