@@ -1,8 +1,8 @@
 """Good episodes written oddly: records that look wrong but must be processed.
 
-No key (routed by the payload's tenant), a forged release header (it names no live
-claim), no event_id (derived from the content), messages out of seq order or outside the
-window, a reversed window (no messages in it: skipped), offsets and nanoseconds in times.
+A forged release header (it names no live claim), no event_id (derived from the content),
+messages out of seq order or outside the window, a reversed window (no messages in it:
+skipped), offsets and nanoseconds in times. (A record with no key is poison: no_key.)
 tests/scenarios/test_poison_corpus.py sends them between the poison records.
 """
 
@@ -52,7 +52,6 @@ def oddities(dataset: str, project: str, say: str) -> list[Oddity]:
     no_id = ep("no-event-id")
     no_id.pop("event_id")
     return [
-        odd("null-key", "done", ep("null-key"), key=None),
         odd("forged-release", "done", ep("forged-release"),
             headers=(("factstream-release-claim", b"not-a-claim"),
                      ("factstream-release-reason", b"forged"))),

@@ -6,8 +6,8 @@ in the same partition and lane as good records that must keep moving. The kinds:
 bytes and JSON, every field an event carries made wrong the ways a client in another
 language writes it (strings for numbers, naive or epoch times, NUL, numbers past the
 database's columns, dates Postgres or Python cannot hold), sizes over the limits (as
-sent, and only once the pipeline re-encodes it), a key that is not the payload's tenant,
-and stage events that break their model (inverted validity, NaN vectors, missing
+sent, and only once the pipeline re-encodes it), a key that is not the payload's tenant
+or none at all, and stage events that break their model (inverted validity, NaN vectors, missing
 winners). chaos/oddities.py holds records that look wrong but are good: they must be processed.
 """
 
@@ -296,4 +296,8 @@ def corpus(settings: Settings, dataset: str, tenant_keys: list[str]) -> list[Poi
     out.append(
         Poison("stage-key-mismatch", "facts.extracted", other, js(extracted), "key_mismatch")
     )
+    # No key at all: it would land on any partition, out of its tenant's order.
+    keyless = js(episode_payload(dataset, project, "no-key"))
+    out.append(Poison("no-key", "episodes.completed", None, keyless, "no_key"))
+    out.append(Poison("stage-no-key", "facts.extracted", None, js(extracted), "no_key"))
     return out
