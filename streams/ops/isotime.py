@@ -28,14 +28,27 @@ def parse_duration(text: str) -> timedelta:
     )
 
 
+# A year or a year and month ("2026", "2026-03"): its first instant, as model dates read.
+_YEAR_MONTH = re.compile(r"^(\d{4})(?:-(\d{2}))?$")
+
+
 def parse_datetime(text: str) -> datetime:
-    """ISO 8601 date or datetime (RFC 3339's lower-case "t" and "z" too); without a zone it
-    is taken as UTC (said in --help). A time that leaves the years 1-9999 once converted to
-    UTC ("0001-01-01T00:00+05:00") is refused here, not by the database."""
+    """ISO 8601 date or datetime (RFC 3339's lower-case "t" and "z" too), a year or a year
+    and month (its first instant), or "now"; without a zone it is taken as UTC (said in
+    --help). A time that leaves the years 1-9999 once converted to UTC
+    ("0001-01-01T00:00+05:00") is refused here, not by the database."""
+    raw = text.strip().upper()
+    if raw == "NOW":
+        return datetime.now(UTC)
+    if partial := _YEAR_MONTH.match(raw):
+        raw = f"{partial[1]}-{partial[2] or '01'}-01"
     try:
-        value = datetime.fromisoformat(text.strip().upper())
+        value = datetime.fromisoformat(raw)
     except ValueError as exc:
-        raise ValueError(f"{text!r} is not an ISO 8601 datetime like 2026-03-01T12:00:00Z") from exc
+        raise ValueError(
+            f"{text!r} is not an ISO 8601 datetime like 2026-03-01T12:00:00Z, 2026-03-01,"
+            " 2026-03 or now"
+        ) from exc
     if value.tzinfo is None:
         return value.replace(tzinfo=UTC)
     try:

@@ -37,9 +37,17 @@ def test_datetime_without_zone_is_utc() -> None:
     assert parse_datetime("2026-03-01T14:00:00+02:00") == datetime(2026, 3, 1, 12, tzinfo=UTC)
 
 
-def test_bad_datetime() -> None:
-    with pytest.raises(ValueError, match="ISO 8601 datetime"):
-        parse_datetime("yesterday")
+def test_a_year_or_month_is_its_first_instant_and_now_is_now() -> None:
+    assert parse_datetime("2026-03") == datetime(2026, 3, 1, tzinfo=UTC)
+    assert parse_datetime(" 2026 ") == datetime(2026, 1, 1, tzinfo=UTC)
+    before = datetime.now(UTC)
+    assert before <= parse_datetime("now") <= datetime.now(UTC)
+
+
+@pytest.mark.parametrize("text", ["yesterday", "2026-13", "2026-3", "", "26-03"])
+def test_bad_datetime(text: str) -> None:
+    with pytest.raises(ValueError, match=r"ISO 8601 datetime like .* 2026-03 or now"):
+        parse_datetime(text)
 
 
 def test_rfc3339_lower_case_and_times_out_of_range_in_utc() -> None:
