@@ -19,7 +19,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from streams.domain.wording import folded_words, normalise, phrase_ending, phrase_index, word_set
+from streams.domain.wording import (
+    ends_with_phrase,
+    folded_words,
+    normalise,
+    phrase_ending,
+    phrase_index,
+    word_set,
+)
 
 # Turkish conditional verbs (folded: ı is i, ü is u): aorist + -sa/-se with a person
 # ("alırsam", "içersem", "gelirsek"), the negative aorist ("olmazsa", "gelmezsem"), the
@@ -90,6 +97,31 @@ def inverted_condition(
     if words[first + 1] not in _SUBJECTS:
         return False
     return any(b in breaks for b in range(first + 3, start + 1))
+
+
+# A time clause that opens the sentence before a future one is a condition: "When I move
+# to Denver, I'll buy a car", "Once I get the job, I'm going to move" (not "When I was a
+# kid, I lived in Denver": no future in the quote's clause).
+_TEMPORAL_OPENINGS = frozenset(
+    [*folded_words("when once after before until"), ("as", "soon", "as")]
+)
+_CLAUSE_SUBJECTS = _SUBJECTS | word_set("you the my our your his her their")
+_FUTURE = phrase_index("will shall werde wirst wird werden", phrases=("going to",))
+
+
+def future_after_time(words: Sequence[str], span: tuple[int, int, int], breaks: frozenset[int]
+                      ) -> bool:  # fmt: skip
+    """Whether the sentence from ``span[0]`` opens with a time clause ("When I move,")
+    ending before the quote at ``span[1]:span[2]``, whose own clause says a future."""
+    first, start, end = span
+    opening = next((o for o in _TEMPORAL_OPENINGS if tuple(words[first : first + len(o)]) == o),
+                   None)  # fmt: skip
+    if opening is None:
+        return False
+    clause = max((b for b in breaks if first + len(opening) < b <= start), default=None)
+    if clause is None or _CLAUSE_SUBJECTS.isdisjoint(words[first + len(opening) : clause]):
+        return False  # "After work, I will call", "Once again, I'll be": no clause
+    return any(ends_with_phrase(words, at, _FUTURE) for at in range(clause + 1, end + 1))
 
 
 # Words that make a question one the user asks the assistant, or not yes/no: a quote of

@@ -23,7 +23,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from streams.domain.fiction import fictional
-from streams.domain.marks import any_trailing, asked_whole, inverted_condition, trailing_condition
+from streams.domain.marks import (
+    any_trailing,
+    asked_whole,
+    future_after_time,
+    inverted_condition,
+    trailing_condition,
+)
 from streams.domain.views import FIRST_PERSON, reported, wished_after
 from streams.domain.wording import (
     Wording,
@@ -76,8 +82,8 @@ _POSSESSIVES = word_set(
 _CONDITIONS = phrase_index(
     "if unless wenn falls sofern jeśli jeżeli если якщо eğer jika nếu 如果 假如 要是 倘若"
     " もし 만약 만일 إذا لو اگر אם अगर यदि εάν αν jos kalau kalo apabila seandainya andaikan"
-    " ikiwa ถ้า 只要 万一 萬一",
-    phrases=("in case", "let's say", "what if", "stell dir vor"),
+    " ikiwa ถ้า 只要 万一 萬一 provided providing sobald pokud jestli dacă",
+    phrases=("in case", "let's say", "what if", "stell dir vor", "as long as"),
 )
 # Set-ups of a supposition, unless the user's own hedge ("I suppose I'm an introvert").
 _SUPPOSING = word_set(
@@ -92,7 +98,7 @@ _EXCLAIMED = frozenset(
 _NOT_SUPPOSING = FIRST_PERSON | word_set("you can could")
 # Conditions only as a sentence's first word with a clause of their own after them: "Si
 # consigo el trabajo, me mudo" (not "Sí, vivo en Madrid", nor reflexive "Se mudó").
-_OPENING_CONDITIONS = word_set("si se als")
+_OPENING_CONDITIONS = word_set("si se als om ha kung")
 # Where the condition's reach ends, looking back from the quote: a conjunction joining
 # two statements in the quote's own clause (not "then", which introduces what a
 # condition leads to; one inside the condition, "if I get the job and a flat,", does not).
@@ -212,6 +218,8 @@ def supposed(said: Wording, start: int, end: int) -> bool:
     if _supposing_at(words, first, start) or reported(said, first, start):
         return True
     if fictional(said, first, start):
+        return True
+    if future_after_time(words, (first, start, end), said.breaks):
         return True
     if inverted_condition(words, first, start, said.breaks):
         return not _MANNER.intersection(words[first + 1 : first + 1 + _MANNER_REACH])

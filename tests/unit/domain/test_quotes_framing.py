@@ -232,3 +232,40 @@ def test_a_statement_held_only_possible_is_not_the_users(text: str, quote: str) 
 )
 def test_a_possibility_word_elsewhere_leaves_the_statement(text: str, quote: str) -> None:
     assert quote_found(quote, [text])
+
+
+@pytest.mark.parametrize(
+    ("text", "quote"),
+    [
+        # a time clause before a future is a condition
+        ("When I move to Denver, I'll buy a car", "I'll buy a car"),
+        ("Once I get the job, I'll move to Denver", "I'll move to Denver"),
+        ("As soon as I graduate, I'm gonna move to Denver", "I'm gonna move to Denver"),
+        ("After I retire, I will live in Portugal", "I will live in Portugal"),
+        # more words for "if", "as long as", "as soon as"
+        ("Provided I get the visa, I'll move to Canada", "I'll move to Canada"),
+        ("As long as the rent is low, I'll stay in Berlin", "I'll stay in Berlin"),
+        ("Sobald ich den Job habe, ziehe ich nach Berlin", "ziehe ich nach Berlin"),
+        ("Pokud dostanu práci, přestěhuji se do Prahy", "přestěhuji se do Prahy"),
+        ("Om jag får jobbet, flyttar jag till Malmö", "flyttar jag till Malmö"),
+        ("Ha megkapom az állást, Budapestre költözöm", "Budapestre költözöm"),
+        ("Kung makuha ko ang trabaho, lilipat ako sa Cebu", "lilipat ako sa Cebu"),
+    ],
+)
+def test_a_condition_by_time_or_in_more_languages_is_not_the_users(text: str, quote: str) -> None:
+    assert not quote_found(quote, [text])
+
+
+@pytest.mark.parametrize(
+    ("text", "quote"),
+    [
+        ("When I was a kid, I lived in Denver", "I lived in Denver"),
+        ("When I moved to Denver, I bought a car", "I bought a car"),
+        ("After work, I will call my mom", "I will call my mom"),
+        ("Once again, I'll be in Berlin for Christmas", "I'll be in Berlin for Christmas"),
+        ("Ha, I live in Budapest now", "I live in Budapest now"),
+        ("Om, my husband, lives in Delhi", "my husband, lives in Delhi"),
+    ],
+)
+def test_a_time_clause_without_a_future_leaves_the_statement(text: str, quote: str) -> None:
+    assert quote_found(quote, [text])
