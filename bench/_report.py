@@ -156,7 +156,10 @@ def _rung_name(run: dict[str, Any]) -> str:
         return name
     verdict = "below capacity" if run["below_capacity"] else "**above capacity**"
     growth = run.get("queue_growth_s")
-    return f"{name} ({verdict}, queue growth {'-' if growth is None else f'{growth:+g} s'})"
+    steady = run.get("episodes_per_s_steady")
+    kept = "" if steady is None else f", {100 * steady / run['rate']:.1f}% of the rate kept"
+    return (f"{name} ({verdict}, queue growth {'-' if growth is None else f'{growth:+g} s'}"
+            f"{kept})")  # fmt: skip
 
 
 def _run_line(name: str, res: dict[str, Any]) -> list[Any]:

@@ -65,8 +65,9 @@ LATENCY = {"extract": 2.0, "judge": 1.0, "summarize": 1.0, "embed": 0.15}
 class Plan:
     a_tenants: int
     a_per_tenant: int
-    # Paced runs, in this order, up to the first one above capacity (a queue builds:
-    # bench/_phase.py below_capacity); the p95 target reads the highest one below it.
+    # Paced runs, in this order, up to the first one above capacity (a queue builds, or
+    # the commits fall behind the rate: bench/_phase.py below_capacity); the p95 target
+    # reads the highest one below it.
     paced_rates: tuple[float, ...]
     paced_s: float
     # A second paced run below capacity: the latency floor when no queue builds up.
@@ -177,7 +178,7 @@ async def _paced_ladder(rungs: dict[float, list[Tenant]], phase: Phase) -> list[
     for rate, ts in rungs.items():
         print(f"(a) paced: {len(ts)} episodes at {rate:g}/s ...", flush=True)
         run = await phase.run(round_robin(ts, 1), rate=rate)
-        ladder.append({"rate": rate, "below_capacity": below_capacity(run), **run})
+        ladder.append({"rate": rate, "below_capacity": below_capacity(run, rate), **run})
         if not ladder[-1]["below_capacity"]:
             break
     return ladder

@@ -35,3 +35,14 @@ def test_a_slow_start_is_not_a_queue_and_a_lost_episode_is_not_below_capacity() 
     sent, done = episodes([0.4] * 20)
     assert queue_growth_s(sent, done) is None  # too few to tell
     assert not below_capacity({"episodes": 20, "committed": 20, "queue_growth_s": None})
+
+
+def test_a_paced_run_that_commits_behind_its_rate_is_not_below_capacity() -> None:
+    # The queue's median-of-fifths grew under its limit, but 100/s offered, 96.5/s kept.
+    behind = {"episodes": 2000, "committed": 2000, "queue_growth_s": 0.37,
+              "episodes_per_s_steady": 96.5}  # fmt: skip
+    assert below_capacity(behind)  # by the queue alone
+    assert not below_capacity(behind, rate=100)
+    kept = {**behind, "episodes_per_s_steady": 98.9}
+    assert below_capacity(kept, rate=100)
+    assert not below_capacity({**kept, "episodes_per_s_steady": None}, rate=100)

@@ -108,7 +108,8 @@ def test_the_latency_target_reads_the_highest_paced_rate_below_capacity() -> Non
     def rung(rate: float, p95: float, below: bool) -> dict[str, Any]:
         return {"rate": rate, "below_capacity": below, "queue_growth_s": 0.1 if below else 2.5,
                 "latency_s": {"p50": p95 / 2, "p95": p95, "p99": p95}, "episodes": 20 * rate,
-                "episodes_per_s_steady": rate, "episodes_per_s_whole_run": rate,
+                "episodes_per_s_steady": rate if below else 0.9 * rate,
+                "episodes_per_s_whole_run": rate,
                 "load_avg_before": [1.0], "load_avg_after": [1.0]}  # fmt: skip
 
     r = results(rate=80.0, p95=0.0, db_1k=40.0, db_100k=70.0, embeds=3)
@@ -124,9 +125,9 @@ def test_the_latency_target_reads_the_highest_paced_rate_below_capacity() -> Non
 
     # results.md names every rung with its verdict; older results hold one 50/s run.
     assert [_rung_name(run) for run in _ladder(r["a"])] == [
-        "paced 30/s (below capacity, queue growth +0.1 s)",
-        "paced 40/s (below capacity, queue growth +0.1 s)",
-        "paced 50/s (**above capacity**, queue growth +2.5 s)",
+        "paced 30/s (below capacity, queue growth +0.1 s, 100.0% of the rate kept)",
+        "paced 40/s (below capacity, queue growth +0.1 s, 100.0% of the rate kept)",
+        "paced 50/s (**above capacity**, queue growth +2.5 s, 90.0% of the rate kept)",
     ]
     old = {"paced": {"rate": 50.0, "latency_s": {"p95": 0.8}}}
     assert [_rung_name(run) for run in _ladder(old)] == ["paced 50/s"]
