@@ -11,11 +11,12 @@ later, the candidate goes on as a fact of its own, which the judge pairs and the
 stores as history. A row whose valid time already ended is history: a candidate of the
 same triple after it ("member of fitbox" again) survives and is stored beside it, and so
 does an open-ended restatement of a row a plan set to end ("I'm staying in Oslo" after
-"moving to Berlin in June"), for the judge to weigh against the plan. A closure whose
-date lies inside the period of a row a replacement ended later ("I sold my Civic 12 days
-ago" after "I drive a Toyota" ended the Civic when said) closes that row at its date; one
-with a period of its own that ended before the row began ("from 2019 until 2020") is no
-closure of it but history beside it.
+"moving to Berlin in June"), for the judge to weigh against the plan. Which row a closure
+ends when none is current, and how of two stated ends the later said stands, whatever
+the order they arrive in ("sold it 3 days ago" said after "sold it 2 weeks ago"), is
+streams/domain/stated_ends.py. An open fact with a start of its own arriving after a row
+said later that gave only its end ("moving to Berlin next month", after "no longer moving
+to Berlin": time.gave_only_its_end) goes on: the writer ends it there, as if said in order.
 
 Near-duplicate pass: a survivor whose embedding reaches the threshold against a live
 fact or an earlier survivor of the same subject is dropped. Three exceptions keep
@@ -45,7 +46,21 @@ from streams.domain.facts import (
     same_validity,
     trusted_to_end,
 )
-from streams.domain.time import EARLIEST, effective_start, is_current, stated_after
+from streams.domain.stated_ends import (
+    before_a_later_end,
+    replaced_row_it_closes,
+    restates_past_a_plan,
+    stated_end,
+    stated_end_it_meets,
+    wholly_before,
+)
+from streams.domain.time import (
+    EARLIEST,
+    effective_start,
+    gave_only_its_end,
+    is_current,
+    stated_after,
+)
 from streams.domain.vectors import cosine
 from streams.events import Closure, DedupedCandidate, Dropped, DropStage, Fact
 
@@ -77,6 +92,14 @@ class ExactResult:
     closures: list[Closure] = field(default_factory=list)
     dropped: list[Dropped] = field(default_factory=list)
 
+    def add(self, outcome: Fact | Closure | Dropped) -> None:
+        if isinstance(outcome, Closure):
+            self.closures.append(outcome)
+        elif isinstance(outcome, Dropped):
+            self.dropped.append(outcome)
+        else:
+            self.survivors.append(outcome)
+
 
 def batch_triples(facts: Sequence[Fact]) -> list[Triple]:
     """The distinct triples of a batch, to look up live in one query."""
@@ -90,12 +113,16 @@ def exact_pass(
     stated_at: datetime,
     now: datetime,
     min_confidence: float = 0.0,
+    ends_said: Mapping[int, datetime] | None = None,
 ) -> ExactResult:
     """``believed``: every believed row of the batch's triples (history included);
     ``stated_at``: when the batch was said; ``now``: what "current" is measured against;
-    ``min_confidence``: the bar a closing claim must reach."""
+    ``min_confidence``: the bar a closing claim must reach; ``ends_said``: when the end
+    of each ended row was said, by row id (a copy carrying a closure's end keeps its
+    original's stated_at; absent: the row's stated_at)."""
     out = ExactResult()
     first_at: dict[Triple, int] = {}
+    said = ends_said or {}
     for i, fact in enumerate(facts):
         if fact.triple in first_at:
             detail = f"repeats candidate #{first_at[fact.triple]} {_quote(fact.sentence())}"
@@ -105,18 +132,14 @@ def exact_pass(
         rows = believed.get(fact.triple, ())
         same = next((r for r in rows if _same_time(fact, r)), None)
         current = next((r for r in reversed(rows) if is_current(r.valid_until, now)), None)
-        # A closure may also end, earlier, a row a replacement had ended (see module doc).
-        current = current or _replaced_row_it_closes(fact, rows)
-        if current is not None and _wholly_before(fact, current):
+        # A closure may also end, earlier, a row a replacement had ended, or end again a
+        # row whose end the user stated (see module doc).
+        current = current or replaced_row_it_closes(fact, rows) or stated_end_it_meets(fact, rows)
+        if current is not None and wholly_before(fact, current):
             current = None  # an earlier period of the same fact: a row of its own
         if same is None and (bounded := _bounded_by_an_end(fact, rows, stated_at, now)):
-            if isinstance(bounded, Dropped):
-                out.dropped.append(bounded)
-            else:
-                out.survivors.append(bounded)  # history, up to where that row starts
-        elif current is not None and _restates_past_a_plan(
-            fact, current, stated_at, min_confidence
-        ):
+            out.add(bounded)  # history up to where that row starts, or dropped
+        elif current is not None and restates_past_a_plan(fact, current, stated_at, min_confidence):
             out.survivors.append(fact)  # for the judge, against the plan that ends it
         elif same is not None or (current is not None and fact.valid_until is None):
             row = same or current
@@ -124,40 +147,43 @@ def exact_pass(
             out.dropped.append(
                 drop(fact, EXACT, f"matches live fact #{row.id} {_quote(row.sentence())} exactly")
             )
-        elif current is not None and not trusted_to_end(fact, min_confidence):
-            detail = (
-                f"would end live fact #{current.id} {_quote(current.sentence())}, but is not"
-                f" trusted to end a fact: {distrust(fact, min_confidence)}"
-            )
-            out.dropped.append(drop(fact, UNTRUSTED_CLOSURE, detail))
-        elif current is not None and not stated_after(current.stated_at, stated_at):
-            # The user said the fact ended: close the current row (the writer cascades).
-            out.closures.append(Closure(
-                fact_id=current.id, subject=current.subject, predicate=current.predicate,
-                object=current.object, valid_until=fact.valid_until,
-            ))  # fmt: skip
+        elif current is not None:
+            out.add(_closing(fact, current, stated_at, min_confidence, said))
         else:
             out.survivors.append(fact)
     return out
 
 
-def _replaced_row_it_closes(fact: Fact, rows: Sequence[LiveFact]) -> LiveFact | None:
-    """The believed row of the triple a closure ends although its valid time already
-    ended: a replacement ended it ("I drive a Toyota" ends "drives honda civic" when said,
-    at the latest), after the closure's date, which lies inside its period ("I sold my
-    Civic 12 days ago", said before the Toyota but arriving after it, or after it). The
-    user's date is the better end. A row the user ended at a date of their own is not
-    one: the later of two stated ends wins by event time, as for any closure."""
-    end = fact.valid_until
-    if end is None:
-        return None
-    for row in reversed(rows):
-        if row.valid_until is None or row.end_reason != "superseded":
-            continue
-        start = effective_start(row.valid_from, row.stated_at or EARLIEST, row.valid_until)
-        if start < end < row.valid_until:
-            return row
-    return None
+def _closing(
+    fact: Fact,
+    row: LiveFact,
+    stated_at: datetime,
+    min_confidence: float,
+    ends_said: Mapping[int, datetime],
+) -> Closure | Fact | Dropped:
+    """What a closure ``fact`` (said at ``stated_at``) does to ``row`` of its triple: end
+    it (the writer cascades), or, against a row said later, go on as a fact of its own;
+    against an end the user stated later, it keeps only the time before that row."""
+    if not trusted_to_end(fact, min_confidence):
+        detail = (
+            f"would end live fact #{row.id} {_quote(row.sentence())}, but is not"
+            f" trusted to end a fact: {distrust(fact, min_confidence)}"
+        )
+        return drop(fact, UNTRUSTED_CLOSURE, detail)
+    if stated_end(row) and stated_after(ends_said.get(row.id, row.stated_at), stated_at):
+        end = instant(row.valid_until)
+        assert end is not None
+        detail = (
+            f"ends fact #{row.id} {_quote(row.sentence())}, whose end ({end.isoformat()}) the"
+            " user stated later: the later statement stands"
+        )
+        return before_a_later_end(fact, row, stated_at) or drop(fact, ENDED_LATER, detail)
+    if stated_after(row.stated_at, stated_at):
+        return fact
+    return Closure(
+        fact_id=row.id, subject=row.subject, predicate=row.predicate, object=row.object,
+        valid_until=fact.valid_until,
+    )  # fmt: skip
 
 
 def _bounded_by_an_end(
@@ -168,12 +194,18 @@ def _bounded_by_an_end(
     last week"), or one ended already, whose period holds the fact's start and was not
     over when the fact was said. Processed in the order said, that end would have closed
     ``fact``; here ``fact`` is history up to where that row starts, or, when the row's
-    period holds its start or ends before it, adds nothing (dropped). None: no such row
+    period holds its start or ends before it, adds nothing (dropped); against a row that
+    gave only its end, it goes on unchanged for the writer to end there. None: no such row
     (an open-ended row of the triple makes ``fact`` a plain duplicate)."""
     if fact.valid_until is not None or any(r.valid_until is None for r in rows):
         return None
     begins = effective_start(fact.valid_from, stated_at)
     for row in reversed(rows):
+        if gave_only_its_end(
+            row.valid_from, row.valid_until, row.stated_at, row.end_reason, fact.valid_from,
+            stated_at,
+        ):  # fmt: skip
+            return fact  # the writer ends it there and retires that row
         end = instant(row.valid_until)
         assert end is not None
         start = effective_start(row.valid_from, row.stated_at or EARLIEST, end)
@@ -188,29 +220,6 @@ def _bounded_by_an_end(
             return drop(fact, ENDED_LATER, detail)
         return fact.model_copy(update={"valid_until": start})
     return None
-
-
-def _wholly_before(fact: Fact, row: LiveFact) -> bool:
-    """Whether ``fact`` is a period of its own that ended before ``row`` began, by dates the
-    user gave both ("I drove a Civic from 2019 until 2020", said after "I've driven my Civic
-    since March"): no end of that row, but history beside it."""
-    start, end, began = fact.valid_from, fact.valid_until, instant(row.valid_from)
-    return start is not None and end is not None and began is not None and end <= began
-
-
-def _restates_past_a_plan(
-    fact: Fact, current: LiveFact, stated_at: datetime, min_confidence: float
-) -> bool:
-    """Whether an open-ended ``fact`` restates ``current`` after a plan set its end ("I
-    live in Oslo", "moving to Berlin in June", then "I'm staying in Oslo"): no duplicate,
-    but a statement the judge weighs against that plan."""
-    return (
-        fact.valid_until is None
-        and current.valid_until is not None
-        and current.end_reason == "superseded"
-        and not stated_after(current.stated_at, stated_at)
-        and trusted_to_end(fact, min_confidence)
-    )
 
 
 def _same_time(fact: Fact, row: LiveFact) -> bool:

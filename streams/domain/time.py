@@ -101,3 +101,28 @@ def began_later(
     been at Anthropic since last month"), history that ends where this fact starts."""
     start, other = instant(valid_from), instant(other_from)
     return start is not None and other is not None and other < start <= other_said
+
+
+def gave_only_its_end(
+    row_from: datetime | None,
+    row_until: datetime | None,
+    row_said: datetime | None,
+    row_end_reason: str | None,
+    fact_from: datetime | None,
+    fact_said: datetime,
+) -> bool:
+    """Whether a row of a fact's triple, said after the fact, only told when the fact
+    ends: it states its own end but no start (taken as when it was said, or unknown), and
+    the fact, said before it, starts after that ("I'm moving to Berlin next month",
+    reaching the pipeline after "I'm no longer moving to Berlin"). Processed in the order
+    said, that row would have closed the fact; it never said the fact held before then."""
+    end = instant(row_until)
+    start = instant(fact_from)
+    if row_from is not None or row_end_reason is not None or end is None or start is None:
+        return False
+    said = instant(row_said)
+    return (
+        said is not None
+        and stated_after(said, fact_said)
+        and start > effective_start(None, said, end)
+    )

@@ -52,13 +52,13 @@ class DedupStage(EmbeddingStage[FactsResolved]):
         ds, proj = event.dataset, event.project_id
         # The watermark is read before the search: a write in between makes the judge
         # search again.
-        believed, as_of = await self._find_believed(
+        believed, as_of, ends_said = await self._find_believed(
             TriplesLookup(ds, proj, tuple(rules.batch_triples(event.facts)))
         )
         now = datetime.now(UTC)
         exact = rules.exact_pass(
             event.facts, believed, stated_at=event.stated_at or now, now=now,
-            min_confidence=self.settings.retrieval_min_confidence,
+            min_confidence=self.settings.retrieval_min_confidence, ends_said=ends_said,
         )  # fmt: skip
         calls: list[CallRecord] = []  # the embedding call's records, stored with the vectors
         vectors = await self.embed(event, "facts", [f.sentence() for f in exact.survivors], calls)

@@ -116,6 +116,26 @@ ORDER BY f.id
 """
 
 
+# $1 dataset, $2 project, $3 the transaction's clock, $4 rows, $5 the insert each names.
+_RETIRE_TOLD = f"""
+UPDATE facts f SET invalid_at = $3, invalid_reason = 'closed', invalidated_by = r.by
+FROM unnest($4::bigint[], $5::bigint[]) AS r(id, by)
+WHERE f.id = r.id AND f.{_TENANT.replace(" AND ", " AND f.")} AND f.invalid_at IS NULL
+"""
+
+
+async def retire_told_ends(
+    conn: Any, tenant: tuple[str, str, datetime], rows: Sequence[tuple[int, int | None]]
+) -> int:
+    """Retire rows that only told where a fact said before them ends (a cancellation
+    stored before its plan arrived: time.gave_only_its_end), each naming the insert that
+    now carries its end (None: the fact was never true); returns how many retired."""
+    status: str = await conn.execute(
+        _RETIRE_TOLD, *tenant, [r[0] for r in rows], [r[1] for r in rows]
+    )
+    return int(status.rsplit(" ", 1)[-1])
+
+
 @dataclass(frozen=True)
 class Ended:
     """What ending rows wrote: the copies carrying the ends, and the user's links retired

@@ -15,19 +15,16 @@ from typing import Any
 
 from pgvector import Vector
 
-from streams.domain.time import effective_start, is_current
+from streams.domain.dedup import ENDED_LATER
+from streams.domain.time import effective_start, is_current, never_starts
 from streams.events import Candidate, Dropped, DropStage, FactKind, FactsJudged
 from streams.store import valid_ends
+from streams.store.recheck import StoredRow, stored_rows, told_its_end
 from streams.store.statements import Rider
 from streams.store.valid_ends import COLUMNS, PENDING, EndedLink
 
 Triple = tuple[str, str, str]
 
-_TRIPLES = (
-    "(subject, predicate, object) IN (SELECT * FROM unnest($4::text[], $5::text[], $6::text[]))"
-)
-_TENANT = "dataset = $1 AND project_id = $2"
-_CURRENT = "(valid_until IS NULL OR valid_until > $3)"
 # Ids a record names are kept only when they are this tenant's rows: a forged or stale
 # record may name another tenant's entity or fact (or none), which would link across
 # tenants or fail the foreign key; such an id is stored as unknown (NULL).
@@ -69,16 +66,6 @@ class WriteResult:
     drops: list[Dropped] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class _Stored:
-    id: int
-    valid_from: datetime | None
-    valid_until: datetime | None
-    believed: bool
-    current: bool
-    ours: bool  # written by this episode before (a replay or a redelivered reprocess)
-
-
 class VectorsMissing(Exception):
     """Inserts whose embedding was neither given nor staged (a replayed or redriven record
     after the sweep purged them, or a Postgres restart emptied the unlogged table): the
@@ -105,10 +92,16 @@ class EpisodeWriter:
         self.t = (event.dataset, event.project_id, now)
         self.result = WriteResult()
         self.live_ids: dict[Triple, int] = {}  # triples current before this transaction
+        # Rows that only told an insert's end: retired, naming that insert (None: never true).
+        self.retire: dict[int, int | None] = {}
+        self.never_true: set[int] = set()  # inserts such a row ends before they start
 
     async def run(self) -> WriteResult:
         survivors = await self._recheck()
         new_ids = await self._insert(survivors)
+        if self.retire:  # rare: one statement more
+            named = [(row, None if i is None else new_ids.get(i)) for row, i in self.retire.items()]
+            self.result.closed += await valid_ends.retire_told_ends(self.conn, self.t, named)
         links = await self._supersede(new_ids)
         links += await self._apply_closures()
         self.result.cascaded = await valid_ends.cascade(
@@ -125,48 +118,25 @@ class EpisodeWriter:
         self.result.drops.append(dropped)
         self.result.dropped_by_recheck += 1
 
-    def _triple_args(self, triples: Sequence[Triple]) -> list[list[str]]:
-        return [[t[0] for t in triples], [t[1] for t in triples], [t[2] for t in triples]]
-
-    async def _stored(self) -> dict[Triple, list[_Stored]]:
-        """Believed rows of the inserts' triples, and those this episode wrote before."""
-        # Two branches, not `believed OR episode_id = $7`: the OR can use neither the
-        # triple index nor the episode index, and would read the tenant's whole table.
-        select = (
-            "SELECT id, subject, predicate, object, valid_from, valid_until,"
-            f" invalid_at IS NULL AS believed, {_CURRENT} AS current, episode_id = $7 AS ours"
-            f" FROM facts WHERE {_TENANT}"
-        )
-        rows = await self.conn.fetch(
-            f"{select} AND invalid_at IS NULL AND {_TRIPLES}"
-            f" UNION {select} AND episode_id = $7 AND {_TRIPLES} ORDER BY id",
-            *self.t,
-            *self._triple_args([c.fact.triple for c in self.event.inserts]),
-            self.event.episode_id,
-        )
-        found: dict[Triple, list[_Stored]] = {}
-        for r in rows:
-            row = _Stored(
-                r["id"], r["valid_from"], r["valid_until"], r["believed"],
-                r["believed"] and r["current"], r["ours"],
-            )  # fmt: skip
-            found.setdefault((r["subject"], r["predicate"], r["object"]), []).append(row)
-        return found
-
     async def _recheck(self) -> list[tuple[int, Candidate]]:
         """Drop staged inserts whose triple a concurrent job made current meanwhile, those
         stored already with the same validity, and those this episode wrote before, whatever
         became of them since: a reprocessed (replayed) episode must not bring back what a
-        later episode ended, so replaying a history twice converges."""
-        stored = await self._stored()
+        later episode ended, so replaying a history twice converges. An insert arriving
+        after a row said later that only told where it ends is ended there instead."""
+        inserts = self.event.inserts
+        triples = [c.fact.triple for c in inserts]
+        stored = await stored_rows(self.conn, self.t, triples, self.event.episode_id)
         survivors: list[tuple[int, Candidate]] = []
-        for index, c in enumerate(self.event.inserts):
+        for index, c in enumerate(inserts):
             rows = stored.get(c.fact.triple, [])
             if current := next((r for r in rows if r.current), None):
                 self.live_ids[c.fact.triple] = current.id
             same = next((r for r in rows if r.believed and self._same_time(c, r)), None)
             own = next((r for r in rows if r.ours), None)
-            if current is not None and is_current(c.fact.valid_until, self.now):
+            if own is None and (told := told_its_end(rows, c.fact, self.stated_at)) is not None:
+                self._end_where_told(index, c, told, survivors)
+            elif current is not None and is_current(c.fact.valid_until, self.now):
                 self._drop(c, "race_recheck", f"already live as fact #{current.id}")
             elif own is not None:
                 self._drop(c, "already_written", f"this episode already wrote it as fact #{own.id}")
@@ -176,8 +146,26 @@ class EpisodeWriter:
                 survivors.append((index, c))
         return survivors
 
+    def _end_where_told(
+        self, index: int, c: Candidate, told: StoredRow, survivors: list[tuple[int, Candidate]]
+    ) -> None:
+        """As if said in order: the insert ends where ``told`` says (closed), or, when that
+        is at or before its start, is never true (dropped); ``told`` retires either way,
+        its end carried by the insert."""
+        end = told.valid_until
+        assert end is not None
+        never = never_starts(end, c.fact.valid_from)
+        self.retire[told.id] = None if never else index
+        if never:
+            self.never_true.add(index)
+            detail = f"fact #{told.id}, said later, ends it at {end.isoformat()}, before it starts"
+            self._drop(c, ENDED_LATER, detail)
+            return
+        fact = c.fact.model_copy(update={"valid_until": end})
+        survivors.append((index, c.model_copy(update={"fact": fact, "ended_by": told.id})))
+
     @staticmethod
-    def _same_time(c: Candidate, row: _Stored) -> bool:
+    def _same_time(c: Candidate, row: StoredRow) -> bool:
         return c.fact.valid_until == row.valid_until and (
             c.fact.valid_from is None or c.fact.valid_from == row.valid_from
         )
@@ -198,12 +186,13 @@ class EpisodeWriter:
             " AND event_id = $18 RETURNING ord, embedding)"
             f" INSERT INTO facts ({COLUMNS}) SELECT $1, $2, s, p, o, k, own.se, own.oe, conf, q,"
             " $4, COALESCE(e, staged.embedding), vf, COALESCE(vu, link.until), $3, $5, NULL,"
-            " COALESCE(own.eb, link.by), CASE WHEN own.eb IS NOT NULL THEN 'superseded'"
+            " COALESCE(own.eb, link.by),"
+            " CASE WHEN own.eb IS NOT NULL THEN COALESCE(er, 'superseded')"
             f" WHEN link.until IS NOT NULL THEN 'cascade' END, ut, {PENDING}"
             " FROM unnest($6::text[], $7::text[], $8::text[], $9::text[], $10::bigint[],"
             " $11::bigint[], $12::real[], $13::text[], $14::vector[], $15::timestamptz[],"
-            " $16::timestamptz[], $17::bigint[], $19::text[], $20::int[]) WITH ORDINALITY"
-            " AS t(s, p, o, k, se, oe, conf, q, e, vf, vu, eb, ut, vr, n)"
+            " $16::timestamptz[], $17::bigint[], $19::text[], $20::int[], $21::text[])"
+            " WITH ORDINALITY AS t(s, p, o, k, se, oe, conf, q, e, vf, vu, eb, ut, vr, er, n)"
             f" CROSS JOIN LATERAL ({_OWN_IDS}) AS own"
             f" LEFT JOIN LATERAL ({_LINK_END}) AS link ON true"
             " LEFT JOIN staged ON staged.ord = t.vr ORDER BY n"
@@ -232,6 +221,8 @@ class EpisodeWriter:
                 None if v is not None else c.vector
                 for v, (_, c) in zip(given, survivors, strict=True)
             ],
+            # An insert that carries the end a row said later told: closed by it.
+            ["closed" if i in self.retire.values() else None for i, _ in survivors],
         ]
         if self.finish is not None:
             query, args = self.finish(self.result.drops)(query, args)
@@ -257,6 +248,8 @@ class EpisodeWriter:
         """End every loser whose replacement landed, at the end the judge gave it."""
         winners: dict[int, tuple[datetime, int]] = {}  # loser -> (end, winner); first wins
         for inv in self.event.invalidations:
+            if inv.by_candidate in self.never_true:
+                continue  # a plan that never comes true ends nothing
             winner = self.event.inserts[inv.by_candidate].fact
             # A winner dropped by the re-check is live anyway: end the loser in its name.
             by = new_ids.get(inv.by_candidate) or self.live_ids.get(winner.triple)

@@ -12,7 +12,9 @@ the lock, in order:
    tenant makes the whole transaction a no-op;
 2. race re-check: a staged insert whose triple became current meanwhile (a concurrent
    job), or is stored with the same validity, or was written by this episode before, is
-   dropped;
+   dropped; an open fact with a start of its own meeting a row said later that gave only
+   its end (a cancellation stored before its plan arrived) ends there, or is dropped as
+   never true, and that row retires (closed) naming it: as if the two came in order;
 3. renewal: a row of the same triple whose valid time already ended is history and stays
    believed; the insert lands beside it (the unique backstop covers open-ended rows only);
 4. survivors are inserted (ON CONFLICT DO NOTHING on ``facts_open_unique``), each with

@@ -14,6 +14,7 @@ from streams.domain.time import (
     changed_before_start,
     earliest,
     effective_start,
+    gave_only_its_end,
     is_current,
     never_starts,
     stated_after,
@@ -196,3 +197,66 @@ def test_an_open_fact_said_within_a_period_that_ended_since_adds_nothing() -> No
     assert [d.reason for d in late.dropped] == ["ended_later"] and late.survivors == []
     again = dedup.exact_pass([drives], {drives.triple: [closed]}, stated_at=NOW - DAY, now=NOW)
     assert again.survivors == [drives]
+
+
+def test_a_row_said_later_with_an_end_and_no_start_gave_only_a_plans_end() -> None:
+    # "I'm moving to Berlin next month" (said 2 days ago) after "I'm no longer moving to
+    # Berlin" (said today, dated tomorrow): that row told only where the plan ends.
+    plan, said = NOW + 30 * DAY, NOW - 2 * DAY
+    assert gave_only_its_end(None, NOW + DAY, NOW, None, plan, said)
+    assert gave_only_its_end(None, NOW - DAY, NOW, None, plan, said)  # ended by then
+    assert not gave_only_its_end(None, NOW + DAY, NOW, None, None, said)  # no start given
+    assert not gave_only_its_end(None, NOW + DAY, NOW - 3 * DAY, None, plan, said)  # earlier
+    assert not gave_only_its_end(NOW, NOW + DAY, NOW, None, plan, said)  # a start of its own
+    assert not gave_only_its_end(None, NOW + DAY, NOW, "closed", plan, said)  # a copy's end
+    assert not gave_only_its_end(None, None, NOW, None, plan, said)  # no end
+    # a start before the row's own (when it was said): the row's period stands after it
+    assert not gave_only_its_end(None, NOW + DAY, NOW, None, NOW - 10 * DAY, said)
+
+
+def test_of_two_stated_ends_of_a_fact_the_later_said_stands() -> None:
+    # "I drive a Civic" (30 days ago), closed by "sold it 3 days ago" (said yesterday, so
+    # its copy keeps the 30-day-old stated_at): "sold it 2 weeks ago", said 2 days ago, is
+    # dropped; said today, it closes that row again.
+    closed = LiveFact(
+        7, "user", "drives", "honda civic", valid_until=NOW - 3 * DAY,
+        stated_at=NOW - 30 * DAY, end_reason="closed",
+    )  # fmt: skip
+    sold = fact("user", "drives", "honda civic", until=NOW - 14 * DAY)
+    believed, ends = {sold.triple: [closed]}, {7: NOW - DAY}
+    late = dedup.exact_pass([sold], believed, stated_at=NOW - 2 * DAY, now=NOW, ends_said=ends)
+    assert [d.reason for d in late.dropped] == ["ended_later"]
+    assert late.survivors == [] and late.closures == []
+    timely = dedup.exact_pass([sold], believed, stated_at=NOW, now=NOW, ends_said=ends)
+    assert [(c.fact_id, c.valid_until) for c in timely.closures] == [(7, NOW - 14 * DAY)]
+    # the same against a sale ahead, still current: "selling it in 20 days" said before
+    # "selling it in 10 days" is dropped
+    ahead = LiveFact(
+        8, "user", "drives", "honda civic", valid_until=NOW + 10 * DAY,
+        stated_at=NOW - 30 * DAY, end_reason="closed",
+    )  # fmt: skip
+    later = fact("user", "drives", "honda civic", until=NOW + 20 * DAY)
+    out = dedup.exact_pass(
+        [later], {later.triple: [ahead]}, stated_at=NOW - 2 * DAY, now=NOW, ends_said={8: NOW}
+    )
+    assert [d.reason for d in out.dropped] == ["ended_later"] and out.closures == []
+
+
+def test_a_closure_said_before_a_later_stated_end_keeps_the_time_before_it() -> None:
+    # "selling my Civic in 10 days" (said 7 days ago) after "I drive a Civic, selling it in
+    # 20 days" (said 5 days ago, its own start): history from when said up to that row.
+    row = LiveFact(
+        9, "user", "drives", "honda civic", valid_until=NOW + 20 * DAY, stated_at=NOW - 5 * DAY
+    )
+    sold = fact("user", "drives", "honda civic", until=NOW + 10 * DAY)
+    out = dedup.exact_pass([sold], {sold.triple: [row]}, stated_at=NOW - 7 * DAY, now=NOW)
+    assert [s.valid_until for s in out.survivors] == [NOW - 5 * DAY] and out.closures == []
+
+
+def test_a_plan_arriving_after_a_row_that_gave_only_its_end_goes_on_to_the_writer() -> None:
+    cancelled = LiveFact(
+        3, "user", "moves to", "berlin", valid_until=NOW + DAY, stated_at=NOW - DAY / 24
+    )
+    plan = fact("user", "moves to", "berlin", since=NOW + 30 * DAY)
+    out = dedup.exact_pass([plan], {plan.triple: [cancelled]}, stated_at=NOW - DAY, now=NOW)
+    assert out.survivors == [plan] and out.dropped == [] and out.closures == []

@@ -1,0 +1,75 @@
+"""What the writer's race re-check reads: the stored rows of the inserts' triples.
+
+One statement under the tenant's lock (streams/store/write_steps.py): the believed rows
+of the inserts' triples, and those the writing episode wrote before, with when each was
+said and why its valid time ends, so the re-check can also tell a row said later that
+only gave an insert's end (time.gave_only_its_end).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from streams.domain.time import gave_only_its_end
+from streams.events import Fact
+
+Triple = tuple[str, str, str]
+
+_TENANT = "dataset = $1 AND project_id = $2"
+_TRIPLES = (
+    "(subject, predicate, object) IN (SELECT * FROM unnest($4::text[], $5::text[], $6::text[]))"
+)
+# Two branches, not `believed OR episode_id = $7`: the OR can use neither the triple
+# index nor the episode index, and would read the tenant's whole table.
+_SELECT = (
+    "SELECT id, subject, predicate, object, valid_from, valid_until, stated_at, end_reason,"
+    " invalid_at IS NULL AS believed, (valid_until IS NULL OR valid_until > $3) AS current,"
+    f" episode_id = $7 AS ours FROM facts WHERE {_TENANT}"
+)
+_STORED = (
+    f"{_SELECT} AND invalid_at IS NULL AND {_TRIPLES}"
+    f" UNION {_SELECT} AND episode_id = $7 AND {_TRIPLES} ORDER BY id"
+)
+
+
+@dataclass(frozen=True)
+class StoredRow:
+    id: int
+    valid_from: datetime | None
+    valid_until: datetime | None
+    believed: bool
+    current: bool
+    ours: bool  # written by this episode before (a replay or a redelivered reprocess)
+    stated_at: datetime | None = None
+    end_reason: str | None = None
+
+
+async def stored_rows(
+    conn: Any, tenant: tuple[str, str, datetime], triples: Sequence[Triple], episode_id: str
+) -> dict[Triple, list[StoredRow]]:
+    """Believed rows of ``triples``, and those ``episode_id`` wrote before, oldest first."""
+    columns = [[t[0] for t in triples], [t[1] for t in triples], [t[2] for t in triples]]
+    found: dict[Triple, list[StoredRow]] = {}
+    for r in await conn.fetch(_STORED, *tenant, *columns, episode_id):
+        row = StoredRow(
+            r["id"], r["valid_from"], r["valid_until"], r["believed"],
+            r["believed"] and r["current"], r["ours"], r["stated_at"], r["end_reason"],
+        )  # fmt: skip
+        found.setdefault((r["subject"], r["predicate"], r["object"]), []).append(row)
+    return found
+
+
+def told_its_end(rows: Sequence[StoredRow], fact: Fact, stated_at: datetime) -> StoredRow | None:
+    """A believed row of an open-ended insert's triple, said after it, that only told
+    where it ends ("no longer moving to Berlin", stored before the plan arrived)."""
+    if fact.valid_until is not None:
+        return None
+    return next((
+        r for r in reversed(rows)
+        if r.believed and gave_only_its_end(
+            r.valid_from, r.valid_until, r.stated_at, r.end_reason, fact.valid_from, stated_at
+        )
+    ), None)  # fmt: skip
