@@ -11,10 +11,10 @@ original's stated_at, so when an end was said comes from the store (dedup's look
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 
-from streams.domain.facts import LiveFact, instant, same_validity, trusted_to_end
+from streams.domain.facts import LiveFact, Triple, instant, same_validity, trusted_to_end
 from streams.domain.time import EARLIEST, effective_start, stated_after
 from streams.events import Fact
 
@@ -22,6 +22,16 @@ from streams.events import Fact
 def stated_end(row: LiveFact) -> bool:
     """Whether ``row`` ends where the user said: a closure's end, or one stated with it."""
     return row.valid_until is not None and row.end_reason in (None, "closed")
+
+
+def ends_said_unknown(
+    facts: Sequence[Fact], believed: Mapping[Triple, Sequence[LiveFact]]
+) -> list[int]:
+    """Rows whose end a closure of the batch may weigh and whose stated_at does not say
+    when that end was said: those a closure ended (a copy keeps its original's stated_at;
+    the store is asked, rarely). A row said with its own end was said when its end was."""
+    closing = {f.triple for f in facts if f.valid_until is not None}
+    return [r.id for t in closing for r in believed.get(t, ()) if r.end_reason == "closed"]
 
 
 def stated_end_it_meets(fact: Fact, rows: Sequence[LiveFact]) -> LiveFact | None:

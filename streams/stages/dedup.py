@@ -1,7 +1,8 @@
 """Dedup stage: facts.resolved -> facts.deduped (seed, step 3: deduplication).
 
 Reads the tenant's live facts (exact triples, then, per survivor, the nearest of its
-subject by embedding) and embeds the exact-pass survivors in one batch. Those nearest
+subject by embedding; when a closure meets a fact a closure already ended, when that
+end was said) and embeds the exact-pass survivors in one batch. Those nearest
 facts inside the contradiction band travel with each candidate, so the judge reads them
 by id instead of searching the same index again. The tenant's gate keeps its live facts
 unchanged in between; when something else wrote meanwhile (a redriven or replayed
@@ -22,6 +23,7 @@ from pydantic import BaseModel
 
 from streams.domain import dedup as rules
 from streams.domain.facts import LiveFact
+from streams.domain.stated_ends import ends_said_unknown
 from streams.events import FactsDeduped, FactsResolved
 from streams.model.ports import CallRecord
 from streams.runtime.stage import RecordContext, Stage, StageDeps
@@ -30,6 +32,7 @@ from streams.store import staged_vectors
 from streams.store.live_facts import (
     TriplesLookup,
     believed_finder,
+    ends_said,
     nearest_live_facts_batched,
     subject_searcher,
 )
@@ -52,13 +55,18 @@ class DedupStage(EmbeddingStage[FactsResolved]):
         ds, proj = event.dataset, event.project_id
         # The watermark is read before the search: a write in between makes the judge
         # search again.
-        believed, as_of, ends_said = await self._find_believed(
+        believed, as_of = await self._find_believed(
             TriplesLookup(ds, proj, tuple(rules.batch_triples(event.facts)))
         )
         now = datetime.now(UTC)
+        said: dict[int, datetime] = {}
+        if unknown := ends_said_unknown(event.facts, believed):
+            # Rare (a closure meets a fact a closure ended): one statement more.
+            async with self.pool.acquire() as conn:
+                said = await ends_said(conn, ds, proj, unknown)
         exact = rules.exact_pass(
             event.facts, believed, stated_at=event.stated_at or now, now=now,
-            min_confidence=self.settings.retrieval_min_confidence, ends_said=ends_said,
+            min_confidence=self.settings.retrieval_min_confidence, ends_said=said,
         )  # fmt: skip
         calls: list[CallRecord] = []  # the embedding call's records, stored with the vectors
         vectors = await self.embed(event, "facts", [f.sentence() for f in exact.survivors], calls)

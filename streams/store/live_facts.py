@@ -72,10 +72,9 @@ def live_fact_from_row(row: Any, embedding: Any = None) -> LiveFact:
 
 async def find_believed_by_triples(
     conn: Any, dataset: str, project_id: str, triples: Sequence[Triple]
-) -> Believed:
-    """Every believed row (current or history) of each of ``triples``, oldest first, the
-    tenant's write watermark (:func:`newest_live_fact_at`) read in the same statement, and
-    when each ended row's end was said."""
+) -> tuple[dict[Triple, list[LiveFact]], datetime | None]:
+    """Every believed row (current or history) of each of ``triples``, oldest first, and
+    the tenant's write watermark (:func:`newest_live_fact_at`) read in the same statement."""
     (found,) = await find_believed_of_many(
         conn, [TriplesLookup(dataset, project_id, tuple(triples))]
     )
@@ -89,17 +88,11 @@ class TriplesLookup:
     triples: tuple[Triple, ...]
 
 
-# The believed rows by triple, the tenant's watermark, and when each ended row's end was
-# said, by row id (exact_pass's ends_said).
-Believed = tuple[dict[Triple, list[LiveFact]], datetime | None, dict[int, datetime]]
+Believed = tuple[dict[Triple, list[LiveFact]], datetime | None]
 
 # Per lookup i: its tenant's watermark, and the believed rows of its triples, each row
 # looked up by index within the lookup's own tenant. OFFSET 0 keeps each lookup a
-# lookup: a flattened join is planned as one scan of every tenant's facts. A row with an
-# end says when that end was said (end_said): the completed_at of the episode that wrote
-# it (a copy keeps its original's stated_at, but is written by the ending episode), or
-# the stated_at of the row that ended it, whichever is later; two primary-key probes,
-# only for the rare ended rows of a batch's triples.
+# lookup: a flattened join is planned as one scan of every tenant's facts.
 _BELIEVED_OF_MANY = f"""
 WITH q AS (
     SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
@@ -109,11 +102,7 @@ SELECT a.i, w.at AS watermark, r.* FROM asked a
 CROSS JOIN LATERAL (SELECT max(created_at) AS at FROM facts
     WHERE dataset = a.ds AND project_id = a.pid AND invalid_at IS NULL) w
 LEFT JOIN LATERAL (SELECT f.* FROM q u CROSS JOIN LATERAL (
-    SELECT {_COLUMNS}, CASE WHEN t.valid_until IS NOT NULL THEN GREATEST(
-        (SELECT e.completed_at FROM episodes e WHERE e.dataset = t.dataset
-            AND e.project_id = t.project_id AND e.episode_id = t.episode_id),
-        (SELECT b.stated_at FROM facts b WHERE b.id = t.ended_by)) END AS end_said
-    FROM facts t
+    SELECT {_COLUMNS} FROM facts t
     WHERE t.dataset = u.ds AND t.project_id = u.pid AND t.subject = u.s
         AND t.predicate = u.p AND t.object = u.o AND t.invalid_at IS NULL OFFSET 0) f
     WHERE u.i = a.i) r ON true
@@ -124,7 +113,7 @@ ORDER BY a.i, r.id
 async def find_believed_of_many(conn: Any, lookups: Sequence[TriplesLookup]) -> list[Believed]:
     """:func:`find_believed_by_triples` of several tenants in one statement, one answer
     per lookup; a lookup without triples reads nothing (its watermark is None)."""
-    answers: list[Believed] = [({}, None, {}) for _ in lookups]
+    answers: list[Believed] = [({}, None) for _ in lookups]
     columns: list[list[Any]] = [[], [], [], [], [], []]
     for i, lookup in enumerate(lookups):
         for triple in lookup.triples:
@@ -134,14 +123,33 @@ async def find_believed_of_many(conn: Any, lookups: Sequence[TriplesLookup]) -> 
     if not columns[0]:
         return answers
     for row in await conn.fetch(_BELIEVED_OF_MANY, *columns):
-        found, _, ends = answers[row["i"]]
+        found, _ = answers[row["i"]]
         if row["id"] is not None:
             fact = live_fact_from_row(row)
             found.setdefault(fact.triple, []).append(fact)
-            if row["end_said"] is not None:
-                ends[fact.id] = row["end_said"]
-        answers[row["i"]] = (found, row["watermark"], ends)
+        answers[row["i"]] = (found, row["watermark"])
     return answers
+
+
+# When the end of each of the given rows was said: the completed_at of the episode that
+# wrote it (a closure's copy keeps its original's stated_at, but is written by the
+# closing episode), or the stated_at of the row that ended it, whichever is later.
+_ENDS_SAID = """
+SELECT t.id, GREATEST(e.completed_at, b.stated_at) AS said FROM facts t
+LEFT JOIN episodes e ON e.dataset = t.dataset AND e.project_id = t.project_id
+    AND e.episode_id = t.episode_id
+LEFT JOIN facts b ON b.id = t.ended_by AND b.dataset = t.dataset AND b.project_id = t.project_id
+WHERE t.dataset = $1 AND t.project_id = $2 AND t.id = ANY($3::bigint[])
+"""
+
+
+async def ends_said(
+    conn: Any, dataset: str, project_id: str, ids: Sequence[int]
+) -> dict[int, datetime]:
+    """When the valid end of each of ``ids`` (rows of the tenant) was said; primary-key
+    lookups, asked only for the rare closure that meets a row a closure ended."""
+    rows = await conn.fetch(_ENDS_SAID, dataset, project_id, list(ids))
+    return {r["id"]: r["said"] for r in rows if r["said"] is not None}
 
 
 def believed_finder(pool: Any) -> Coalescer[TriplesLookup, Believed]:

@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 from streams.domain import dedup
 from streams.domain.contradictions import Pair, PairRule, apply_verdicts
 from streams.domain.facts import LiveFact
+from streams.domain.stated_ends import ends_said_unknown
 from streams.domain.time import (
     EARLIEST,
     began_later,
@@ -224,6 +225,9 @@ def test_of_two_stated_ends_of_a_fact_the_later_said_stands() -> None:
     )  # fmt: skip
     sold = fact("user", "drives", "honda civic", until=NOW - 14 * DAY)
     believed, ends = {sold.triple: [closed]}, {7: NOW - DAY}
+    # the store is asked when that end was said only for a closure meeting a closed row
+    assert ends_said_unknown([sold], believed) == [7]
+    assert ends_said_unknown([fact("user", "drives", "honda civic")], believed) == []
     late = dedup.exact_pass([sold], believed, stated_at=NOW - 2 * DAY, now=NOW, ends_said=ends)
     assert [d.reason for d in late.dropped] == ["ended_later"]
     assert late.survivors == [] and late.closures == []
