@@ -48,9 +48,9 @@ from streams.domain.facts import (
 )
 from streams.domain.stated_ends import (
     before_a_later_end,
+    order_decides,
     replaced_row_it_closes,
     restates_past_a_plan,
-    stated_end,
     stated_end_it_meets,
     wholly_before,
 )
@@ -163,19 +163,20 @@ def _closing(
 ) -> Closure | Fact | Dropped:
     """What a closure ``fact`` (said at ``stated_at``) does to ``row`` of its triple: end
     it (the writer cascades), or, against a row said later, go on as a fact of its own;
-    against an end the user stated later, it keeps only the time before that row."""
+    against an end said later (stated_ends.order_decides), it keeps only the time before
+    that row."""
     if not trusted_to_end(fact, min_confidence):
         detail = (
             f"would end live fact #{row.id} {_quote(row.sentence())}, but is not"
             f" trusted to end a fact: {distrust(fact, min_confidence)}"
         )
         return drop(fact, UNTRUSTED_CLOSURE, detail)
-    if stated_end(row) and stated_after(ends_said.get(row.id, row.stated_at), stated_at):
+    if order_decides(fact, row) and stated_after(ends_said.get(row.id, row.stated_at), stated_at):
         end = instant(row.valid_until)
         assert end is not None
         detail = (
-            f"ends fact #{row.id} {_quote(row.sentence())}, whose end ({end.isoformat()}) the"
-            " user stated later: the later statement stands"
+            f"ends fact #{row.id} {_quote(row.sentence())}, whose end ({end.isoformat()}) was"
+            " said later: the later statement stands"
         )
         return before_a_later_end(fact, row, stated_at) or drop(fact, ENDED_LATER, detail)
     if stated_after(row.stated_at, stated_at):

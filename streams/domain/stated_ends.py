@@ -24,14 +24,29 @@ def stated_end(row: LiveFact) -> bool:
     return row.valid_until is not None and row.end_reason in (None, "closed")
 
 
+def order_decides(fact: Fact, row: LiveFact) -> bool:
+    """Whether, between closure ``fact`` and the end ``row`` has, the later said stands:
+    an end the user stated, or a replacement's end no later than the closure's date ("I
+    drive a Toyota", then "I sold my Civic yesterday"). A replacement ends a fact when it
+    is said, at the latest: a closure dated inside its period ends it there, said before
+    or after (replaced_row_it_closes)."""
+    if row.valid_until is None or fact.valid_until is None:
+        return False
+    if row.end_reason == "superseded":
+        return row.valid_until <= fact.valid_until
+    return stated_end(row)
+
+
 def ends_said_unknown(
     facts: Sequence[Fact], believed: Mapping[Triple, Sequence[LiveFact]]
 ) -> list[int]:
     """Rows whose end a closure of the batch may weigh and whose stated_at does not say
-    when that end was said: those a closure ended (a copy keeps its original's stated_at;
-    the store is asked, rarely). A row said with its own end was said when its end was."""
+    when that end was said: those a closure or a replacement ended (a copy keeps its
+    original's stated_at; the store is asked, rarely). A row said with its own end was
+    said when its end was."""
     closing = {f.triple for f in facts if f.valid_until is not None}
-    return [r.id for t in closing for r in believed.get(t, ()) if r.end_reason == "closed"]
+    ended = ("closed", "superseded")
+    return [r.id for t in closing for r in believed.get(t, ()) if r.end_reason in ended]
 
 
 def stated_end_it_meets(fact: Fact, rows: Sequence[LiveFact]) -> LiveFact | None:
@@ -51,10 +66,11 @@ def stated_end_it_meets(fact: Fact, rows: Sequence[LiveFact]) -> LiveFact | None
 def replaced_row_it_closes(fact: Fact, rows: Sequence[LiveFact]) -> LiveFact | None:
     """The believed row of the triple a closure ends although its valid time already
     ended: a replacement ended it ("I drive a Toyota" ends "drives honda civic" when said,
-    at the latest), after the closure's date, which lies inside its period ("I sold my
-    Civic 12 days ago", said before the Toyota but arriving after it, or after it). The
-    user's date is the better end. A row the user ended at a date of their own is not
-    one: the later of two stated ends wins by event time, as for any closure."""
+    at the latest) before the closure's date. When that date lies inside its period ("I
+    sold my Civic 12 days ago", said before the Toyota but arriving after it, or after
+    it), the user's date is the better end; when after, the later said stands
+    (order_decides). A row the user ended at a date of their own is not one: see
+    stated_end_it_meets."""
     end = fact.valid_until
     if end is None:
         return None
@@ -62,7 +78,7 @@ def replaced_row_it_closes(fact: Fact, rows: Sequence[LiveFact]) -> LiveFact | N
         if row.valid_until is None or row.end_reason != "superseded":
             continue
         start = effective_start(row.valid_from, row.stated_at or EARLIEST, row.valid_until)
-        if start < end < row.valid_until:
+        if start < end:
             return row
     return None
 

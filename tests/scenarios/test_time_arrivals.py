@@ -177,6 +177,22 @@ CASES: dict[str, list[tuple[str, datetime, RawGraph]]] = {
         ("ep-2", ago(2), graph({"honda civic": "VEHICLE"},
                                claim("user", "drives", "honda civic", until=SOLD_2_WEEKS_AGO))),
     ],
+    # "I drive a Civic", "I drive a Toyota" (judged to replace it), then "I sold my Civic
+    # yesterday": the user's later word dates the Civic's end, after the Toyota came.
+    "sale-said-after-a-replacement": [
+        ("ep-1", ago(30), DRIVES_CIVIC),
+        ("ep-2", ago(3), graph({"toyota": "VEHICLE"}, claim("user", "drives", "toyota"))),
+        ("ep-3", ago(1 / 2), graph({"honda civic": "VEHICLE"},
+                                   claim("user", "drives", "honda civic", until=date_in(-1)))),
+    ],
+    # The same sale said before the Toyota (said 5 days ago, dated 2 days ago) but
+    # arriving after it: the Toyota, said later, ended the Civic when it came.
+    "sale-said-before-a-replacement": [
+        ("ep-1", ago(30), DRIVES_CIVIC),
+        ("ep-3", ago(3), graph({"toyota": "VEHICLE"}, claim("user", "drives", "toyota"))),
+        ("ep-2", ago(5), graph({"honda civic": "VEHICLE"},
+                               claim("user", "drives", "honda civic", until=date_in(-2)))),
+    ],
     # "I'm selling my Civic in two weeks", then "from next month on, it's insured by
     # Geico": a fact about the car that starts after the sale is not born ending before it
     # starts; it stands as said.
@@ -413,6 +429,30 @@ async def test_of_two_sale_dates_the_later_said_stands_in_one_history(
     ]
     assert await run.true_at(name, sold - timedelta(hours=1)) == [drives]
     assert await run.true_at(name, sold + timedelta(hours=1)) == []
+
+
+async def test_a_sale_dated_after_a_replacement_ends_the_car_where_the_later_said(
+    run: Run,
+) -> None:
+    drives, toyota = "user drives honda civic", "user drives toyota"
+    name = "sale-said-after-a-replacement"  # the sale said last: its date stands
+    believed = [r for r in await run.table(name) if r.state in ("live", "expired")]
+    assert believed == table([
+        Row("user", "drives", "honda civic", "ep-3", "expired",
+            valid_until=midnight(date_in(-1)), end="closed"),
+        Row("user", "drives", "toyota", "ep-2"),
+    ])  # fmt: skip
+    assert await run.true_at(name, ago(2)) == [drives, toyota]
+    assert await run.true_at(name, NOW) == [toyota]
+    name = "sale-said-before-a-replacement"  # the Toyota said last: the Civic ended then
+    believed = [r for r in await run.table(name) if r.state in ("live", "expired")]
+    assert believed == table([
+        Row("user", "drives", "honda civic", "ep-3", "expired", valid_until=ago(3),
+            end="superseded", end_by=toyota),
+        Row("user", "drives", "toyota", "ep-3"),
+    ])  # fmt: skip
+    ((_, _, reason, sentence),) = await drops(run.pipeline.pool, *run.tenants[name])
+    assert (reason, sentence) == ("ended_later", drives)
 
 
 async def test_two_lone_sale_dates_leave_one_row(run: Run) -> None:

@@ -264,3 +264,23 @@ def test_a_plan_arriving_after_a_row_that_gave_only_its_end_goes_on_to_the_write
     plan = fact("user", "moves to", "berlin", since=NOW + 30 * DAY)
     out = dedup.exact_pass([plan], {plan.triple: [cancelled]}, stated_at=NOW - DAY, now=NOW)
     assert out.survivors == [plan] and out.dropped == [] and out.closures == []
+
+
+def test_a_sale_dated_after_a_replacement_ends_the_car_by_the_later_statement() -> None:
+    # "I drive a Civic", ended by "I drive a Toyota" (said 3 days ago); "I sold my Civic
+    # yesterday": said after the Toyota, it ends the Civic there; said before, it is dropped.
+    replaced = LiveFact(
+        6, "user", "drives", "honda civic", valid_until=NOW - 3 * DAY,
+        stated_at=NOW - 30 * DAY, end_reason="superseded",
+    )  # fmt: skip
+    sold = fact("user", "drives", "honda civic", until=NOW - DAY)
+    believed, ends = {sold.triple: [replaced]}, {6: NOW - 3 * DAY}
+    assert ends_said_unknown([sold], believed) == [6]
+    after = dedup.exact_pass([sold], believed, stated_at=NOW, now=NOW, ends_said=ends)
+    assert [(c.fact_id, c.valid_until) for c in after.closures] == [(6, NOW - DAY)]
+    before = dedup.exact_pass([sold], believed, stated_at=NOW - 5 * DAY, now=NOW, ends_said=ends)
+    assert [d.reason for d in before.dropped] == ["ended_later"] and before.closures == []
+    # dated inside the Civic's period, the user's date is the better end, said before or not
+    inside = fact("user", "drives", "honda civic", until=NOW - 12 * DAY)
+    early = dedup.exact_pass([inside], believed, stated_at=NOW - 5 * DAY, now=NOW, ends_said=ends)
+    assert [(c.fact_id, c.valid_until) for c in early.closures] == [(6, NOW - 12 * DAY)]
