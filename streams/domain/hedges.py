@@ -10,29 +10,60 @@ a conjunction joining another statement: "Maybe I'll go hiking, and I live in De
 or as a clause of its own just before ("Возможно, я ..."). A quote that keeps the word
 ("Maybe I'll move to Denver" quoted whole) is the claim's business, as a negation kept in
 its quote is. A plan ("I'm planning to move"), a belief ("I think I have ADHD") and a
-likelihood ("I'll probably move") stand.
+likelihood ("I'll probably move") stand, and so does what a hedge only frames the telling
+of: "You might remember that I have a cat", "Maybe I should mention I'm vegan", "Maybe
+that's why I love hiking", "I might as well tell you", "No doubt I'm a morning person".
 """
 
 from __future__ import annotations
 
 from streams.domain.mood import JOINS, POSSESSIVES
-from streams.domain.wording import Wording, ends_with_phrase, phrase_ending, phrase_index
+from streams.domain.wording import (
+    Wording,
+    ends_with_phrase,
+    phrase_ending,
+    phrase_index,
+    word_set,
+)
 
 _POSSIBLY = phrase_index(
-    "maybe perhaps possibly might quizás quizá vielleicht eventuell talvez forse возможно"
-    " może misschien belki mungkin barangkali 也许 也許 或许 或許 可能 多分 たぶん 아마 शायद ربما"
-    " אולי kanske måske kanskje ehkä",
+    "maybe perhaps possibly might quizás quizá vielleicht eventuell womöglich talvez forse"
+    " magari возможно może misschien wellicht belki mungkin barangkali 也许 也許 或许 或許"
+    " 可能 说不定 說不定 多分 たぶん 아마 शायद ربما אולי kanske måske kanskje ehkä",
     phrases=(
-        "tal vez", "a lo mejor", "peut-être", "peut être", "se calhar", "может быть",
-        "być może", "có lẽ", "thinking about", "thinking of", "pensando en", "pensando em",
-        "pensando di", "wonder if", "wondering if", "wonder whether", "wondering whether",
-        "know if", "know whether", "sure if", "sure whether", "decide if",
-        "decide whether", "deciding if", "deciding whether", "doubt", "whether", "ob",
-        "dudo que", "doute que", "bezweifle",
+        "tal vez", "a lo mejor", "puede que", "peut-être", "peut être", "il se peut que",
+        "kann sein dass", "se calhar", "pode ser que", "può darsi che", "может быть",
+        "być może", "có lẽ", "हो सकता है", "i may", "we may", "wonder if", "wondering if",
+        "wonder whether", "wondering whether", "know if", "know whether", "sure if",
+        "sure whether", "decide if", "decide whether", "deciding if", "deciding whether",
+        "whether", "ob", "je me demande si", "i doubt", "dudo que", "doute que", "bezweifle",
     ),
 )  # fmt: skip
-# After the quote: Japanese かもしれない, かも.
-_AFTER = "かも"
+# Only just before the quote: "I'm thinking about moving to Denver" (not "I keep thinking
+# about how I lost my job").
+_JUST_BEFORE = phrase_index(
+    "", phrases=("thinking about", "thinking of", "pensando en", "pensando em", "pensando di")
+)
+# Just before the quote (or before "ever"): "I rarely eat meat", "Saya jarang minum kopi";
+# only there, since they say how often, not "not" ("I rarely go out as I have a newborn").
+_RARELY = word_set("rarely seldom selten rarement raramente редко jarang")
+# Between a hedge and the quote, words that make the hedge one of the telling ("You might
+# remember that I ...", "Maybe I should mention I'm ...", "Maybe that's why I ...") or end
+# its clause ("I might be biased since I'm a teacher"; Dutch "maar", Indonesian "karena").
+_STOPS = frozenset(JOINS) | word_set(
+    "remember recall know knew mention mentioned tell told forget forgot why because since"
+    " as ricordi ricorda souviens souvenez erinnerst erinnern lembra lembre lembras weet"
+    " помнишь помните ingat nhớ 记 記 忘 भूल تتذكر maar want omdat bo karena padahal が"
+    " obwohl хотя saber sabes dije dicho en hatırlarsın hatırlıyorsun biliyorsun"
+)
+_GERMAN_SUBJECTS = word_set("ich du er sie es wir ihr man")
+_AMOUNTS = word_set("one two three four five six seven eight nine ten twenty half a few couple")
+# 可能 inside 尽可能 ("as far as possible"), 不可能 ("impossible"), 可能性; 多分钟 ("more
+# than ... minutes"); "might as well".
+_NOT_HEDGING_BEFORE = word_set("尽 盡 不")
+_NOT_HEDGING_AFTER = word_set("性 钟 鐘")
+# After the quote: Japanese かもしれない, かも (not かもめ, "seagull").
+_AFTER, _NOT_AFTER = "かも", "かもめ"
 
 
 def hedged(said: Wording, start: int, end: int) -> bool:
@@ -41,17 +72,43 @@ def hedged(said: Wording, start: int, end: int) -> bool:
     words, breaks = said.words, said.breaks
     if words[start] in POSSESSIVES:
         return False  # "Can you check if my flight to Rome is delayed?": "my flight"
+    if ends_with_phrase(words, start, _JUST_BEFORE) or _rarely_before(words, start):
+        return True
     first, _ = said.sentence_span(said.sentence_of(start))
     at = start
     while at > first:
-        if ends_with_phrase(words, at, _POSSIBLY):
+        if _hedge_ending(words, at):
             return True
         if at in breaks:
             return _a_hedge_alone(said, first, at)
-        if ends_with_phrase(words, at, JOINS):
-            return False  # "..., and I live in Denver": another statement
+        if words[at - 1] in _STOPS:
+            return False  # "..., and I live in Denver", "You might remember that I ..."
         at -= 1
-    return end not in breaks and "".join(words[end : end + 4]).startswith(_AFTER)
+    after = "".join(words[end : end + 4])
+    return end not in breaks and after.startswith(_AFTER) and not after.startswith(_NOT_AFTER)
+
+
+def _rarely_before(words: list[str], start: int) -> bool:
+    before = start - 1 - (start > 1 and words[start - 1] == "ever")
+    return before >= 0 and words[before] in _RARELY
+
+
+def _hedge_ending(words: list[str], at: int) -> bool:
+    """Whether a possibility phrase ends just before ``words[at]`` and hedges what follows."""
+    hedge = phrase_ending(words, at, _POSSIBLY)
+    if hedge is None:
+        return False
+    nxt = words[at] if at < len(words) else ""
+    before = words[at - len(hedge) - 1] if at - len(hedge) > 0 else ""
+    if hedge == ("ob",):
+        return nxt in _GERMAN_SUBJECTS  # German "ob ich", not an English "OB"
+    if hedge == ("might",) and words[at : at + 2] == ["as", "well"]:
+        return False
+    if nxt.isdigit() or nxt in _AMOUNTS:
+        return False  # "I ran maybe 10 km": about, not perhaps
+    if before in _STOPS:
+        return False  # "Tu te souviens peut-être que ...": the hedge is the telling's
+    return before not in _NOT_HEDGING_BEFORE and nxt not in _NOT_HEDGING_AFTER
 
 
 def _a_hedge_alone(said: Wording, first: int, clause_start: int) -> bool:

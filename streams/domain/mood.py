@@ -28,6 +28,7 @@ from streams.domain.marks import (
     asked_whole,
     future_after_time,
     inverted_condition,
+    opening_condition,
     trailing_condition,
 )
 from streams.domain.views import FIRST_PERSON, reported, wished_after
@@ -58,7 +59,9 @@ _QUESTION_OPENINGS = frozenset(
         "denkst du", "denkst du dass", "crees que", "tú crees que", "será que",
         "é possível que", "es posible que", "ты думаешь", "как думаешь", "стоит ли мне",
         "czy myślisz że", "你觉得", "你说", "is it a good idea to", "is it a good idea",
-        "is it worth", "does it make sense to", "tu me conseilles de",
+        "is it worth", "does it make sense to", "tu me conseilles de", "is it a bad idea to",
+        "is it smart to", "is it worth it to", "would you advise me to", "vale la pena",
+        "lohnt es sich", "vale a pena", "ha senso", "est-ce une bonne idée de",
     )
 )  # fmt: skip
 # Asking advice about what the user would do ("Would you recommend I move to Denver?"),
@@ -82,8 +85,8 @@ _POSSESSIVES = word_set(
 _CONDITIONS = phrase_index(
     "if unless wenn falls sofern jeśli jeżeli если якщо eğer jika nếu 如果 假如 要是 倘若"
     " もし 만약 만일 إذا لو اگر אם अगर यदि εάν αν jos kalau kalo apabila seandainya andaikan"
-    " ikiwa ถ้า 只要 万一 萬一 provided providing sobald pokud jestli dacă",
-    phrases=("in case", "let's say", "what if", "stell dir vor", "as long as"),
+    " ikiwa ถ้า 只要 万一 萬一 pokud jestli dacă",
+    phrases=("in case", "let's say", "what if", "stell dir vor"),
 )
 # Set-ups of a supposition, unless the user's own hedge ("I suppose I'm an introvert").
 _SUPPOSING = word_set(
@@ -98,7 +101,7 @@ _EXCLAIMED = frozenset(
 _NOT_SUPPOSING = FIRST_PERSON | word_set("you can could")
 # Conditions only as a sentence's first word with a clause of their own after them: "Si
 # consigo el trabajo, me mudo" (not "Sí, vivo en Madrid", nor reflexive "Se mudó").
-_OPENING_CONDITIONS = word_set("si se als om ha kung")
+_OPENING_CONDITIONS = word_set("si se als")
 # Where the condition's reach ends, looking back from the quote: a conjunction joining
 # two statements in the quote's own clause (not "then", which introduces what a
 # condition leads to; one inside the condition, "if I get the job and a flat,", does not).
@@ -122,7 +125,7 @@ _MANNER = word_set(
     "you your du dich dir tu vous usted ustedes ты вы 你 您 remember recall memory honest"
     " honestly ask mistaken matters helps understand curious wondering relevant interested"
     " possible necessary needed anything erinnere ehrlich fragst помню честно что"
-    " pamiętam chodzi 记错 記錯 可以 याद nhớ nhầm זוכר سمحت possível posible possibile"
+    " pamiętam chodzi 记错 記錯 可以 याद nhớ nhầm זוכר سمحت possível posible possibile ärlig"
     " boleh"
 )
 # In the quote: a habit, true whenever the condition is ("if it rains I always cycle").
@@ -181,8 +184,10 @@ def _a_yes_no_opening(opening: tuple[str, ...], first_quoted: str) -> bool:
     of the user's yes/no question."""
     if opening in _QUESTION_OPENINGS:
         return True
-    if opening in _ADVICE_OPENINGS:
-        return first_quoted in FIRST_PERSON
+    if opening in _ADVICE_OPENINGS:  # "Would you recommend I move", "... moving"
+        return first_quoted in FIRST_PERSON or first_quoted.endswith("ing")
+    if opening[:-1] in _ADVICE_OPENINGS and opening[-1:] and opening[-1] in FIRST_PERSON:
+        return True  # "move to Denver" from "Would you recommend I move to Denver?"
     if not opening or len(opening) > _ASKED_BEFORE:
         return False
     if opening[0] in _QUESTION_PARTICLES:
@@ -221,6 +226,8 @@ def supposed(said: Wording, start: int, end: int) -> bool:
         return True
     if future_after_time(words, (first, start, end), said.breaks):
         return True
+    if opening_condition(words, first, start, said.breaks):
+        return _MANNER.isdisjoint(words[first:start])  # not "As long as I can remember,"
     if inverted_condition(words, first, start, said.breaks):
         return not _MANNER.intersection(words[first + 1 : first + 1 + _MANNER_REACH])
     reach = max(first, start - _CONDITION_REACH)

@@ -29,20 +29,19 @@ from streams.domain.wording import (
 
 _NEGATORS = (
     # English ("don't", "dont", "cannot" fold to "do not", "can not": wording.tokens)
-    "not never no nor neither none nobody nothing nowhere rarely seldom"
+    "not never no nor neither none nobody nothing nowhere"
     # German, Dutch, Scandinavian
-    " nicht nie niemals kein keine keinen keinem keiner keines nichts niemand weder selten"
+    " nicht nie niemals kein keine keinen keinem keiner keines nichts niemand weder"
     " niet nooit geen niets inte ikke ej aldrig aldri ingen inget"
     # French, Spanish, Portuguese, Italian, Romanian
     " pas jamais rien aucun aucune ni non nunca jamás tampoco ningún ninguno ninguna"
-    " rarement raramente"
     " nada nadie não nenhum nenhuma ninguém nem nessuno nessuna niente nulla"
     " niciodată nici"
     # Slavic, Greek, Turkish, Hungarian, Finnish
-    " не ни никогда нет нельзя ничего никто ніколи ні nie nigdy żaden ani nikdy žádný редко"
+    " не ни никогда нет нельзя ничего никто ніколи ні nie nigdy żaden ani nikdy žádný"
     " δεν μην ποτέ όχι ούτε değil asla hiç hiçbir nem soha sosem ei eivät emme"
     # Indonesian, Malay, Tagalog, Vietnamese
-    " tidak tdk gak ga gk nggak enggak ngga ndak kagak bukan belum blm jangan tiada tak jarang"
+    " tidak tdk gak ga gk nggak enggak ngga ndak kagak bukan belum blm jangan tiada tak"
     " hindi không chưa đừng chẳng"
     # Arabic, Persian, Hebrew, Hindi, Urdu, Bengali
     " لا لم لن ليس ليست لست لسنا لستم غير مش مب نه هرگز לא אין אף מעולם אינני איני"
@@ -158,6 +157,7 @@ _AFFIRMING = [
         "nada como",
         "rien de tel que",
         "nichts geht über",
+        "rien de tel qu",
         "do not forget",
         "never forget",
         "no olvides",

@@ -12,8 +12,6 @@ cat" deny something else, and "I live in Berlin, no?" asks.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from streams.domain.wording import Wording, tokens, word_set
 
 # Words that may open the denying clause: "but", "which", "lol".
@@ -47,8 +45,11 @@ _PAST_BELIEFS = frozenset(
     for belief in (
         "or so i thought", "or so i believed", "or so i hoped", "or so i assumed",
         "or so i used to think", "or at least i thought so", "or so we thought",
-        "at least i thought so", "so i thought", "ou du moins je le croyais",
-        "o eso creía", "o eso pensaba", "dachte ich", "so dachte ich",
+        "at least i thought so", "or at least that's what i thought",
+        "or that's what i thought", "ou du moins je le croyais",
+        "du moins c'est ce que je pensais", "o eso creía", "o eso pensaba",
+        "o al menos eso creía", "dachte ich", "so dachte ich", "dachte ich zumindest",
+        "zumindest dachte ich das",
     )
 )  # fmt: skip
 _LONGEST_BELIEF = max(len(b) for b in _PAST_BELIEFS)
@@ -57,6 +58,7 @@ _UNTIL = word_set("until till before but hasta jusqu bis")
 # A bare "no" followed by "not ..." corrects something else: "I live in Lyon, nope, not
 # Paris" leaves Lyon.
 _BARE = frozenset({("no",), ("nope",)})
+_NOT_CORRECTING = word_set("anymore any at me really true since yet now ever longer so")
 # "no" alone denies only after a laugh ("lol no"): "I live in Berlin, no?" asks, and
 # "..., and no, I don't smoke" answers.
 _CLAUSES_ON = 3  # the rest of the quote's clause and the two after it
@@ -77,7 +79,7 @@ def taken_back(said: Wording, start: int, end: int) -> bool:
         if lo >= len(words):
             return False
         hi = min((b for b in breaks if b > lo), default=len(words))
-        if _a_past_belief(words[lo:hi]):
+        if _a_past_belief(said, lo, hi):
             return True  # "I love hiking, or so I thought"
         if _a_denial(said, (lo, hi), own=own):
             return not _a_correction(said, lo, hi)  # not "Lyon, nope, not Paris"
@@ -105,15 +107,20 @@ def _a_denial(said: Wording, span: tuple[int, int], *, own: bool) -> bool:
     return rest != ("no",) or not _LAUGHS.isdisjoint(clause[:opened])
 
 
-def _a_past_belief(clause: Sequence[str]) -> bool:
-    """Whether ``clause`` is "or so I thought" and the like, alone or with its "until"
-    ("so I thought I'd ask" is not)."""
-    if not clause or clause[0] not in _BELIEF_STARTS:
+def _a_past_belief(said: Wording, lo: int, hi: int) -> bool:
+    """Whether ``said.words[lo:hi]`` is "or so I thought" and the like, ending its sentence
+    or followed by its "until" ("so I thought, why not ask" and "dachte ich, frag ich
+    mal" go on to say something else)."""
+    words = said.words
+    if words[lo] not in _BELIEF_STARTS:
         return False  # the common case
-    return any(
-        tuple(clause[:n]) in _PAST_BELIEFS and (n == len(clause) or clause[n] in _UNTIL)
-        for n in range(2, min(len(clause), _LONGEST_BELIEF) + 1)
-    )
+    for n in range(2, min(hi - lo, _LONGEST_BELIEF) + 1):
+        if tuple(words[lo : lo + n]) in _PAST_BELIEFS:
+            if lo + n < hi:
+                return words[lo + n] in _UNTIL
+            ends = hi >= len(words) or said.sentence_of(hi) != said.sentence_of(lo)
+            return ends or words[hi] in _UNTIL
+    return False
 
 
 def _a_correction(said: Wording, lo: int, hi: int) -> bool:
@@ -125,4 +132,6 @@ def _a_correction(said: Wording, lo: int, hi: int) -> bool:
     nxt = min((b for b in said.breaks if b > hi), default=len(words))
     rest = tuple(words[hi:nxt])
     same = said.sentence_of(hi) == said.sentence_of(lo)
-    return same and len(rest) > 1 and rest[0] == "not" and rest not in _DENIALS
+    if not same or len(rest) < 2 or rest[0] != "not" or rest in _DENIALS:
+        return False
+    return rest[1] not in _NOT_CORRECTING  # "nope, not anymore" takes it back

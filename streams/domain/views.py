@@ -34,7 +34,7 @@ _REPORTING = phrase_index(
     " crede credono vindt vinden думает думают считает считают уверен уверена uważa"
     " uważają myśli myślą sądzi sądzą يعتقد تعتقد يعتقدون يظن تظن يظنون חושב חושבת"
     " חושבים חושבות anadhani wanadhani anafikiri wanafikiri 觉得 覺得 认为 認為 以为 以為"
-    " pikir berpikir kira mengira menganggap nghĩ",
+    " pikir berpikir mengira menganggap nghĩ",
     phrases=("लगता है", "cho rằng", "cho là"),
 )
 # Saying, and telling others: "My mom says I'm lactose intolerant", "My friend told
@@ -54,6 +54,8 @@ _THAT = word_set("that dass que что że dat bahwa rằng")
 _TO_WHOM = word_set("跟 对 對 和 向 给 給")  # "我跟老板说", told to whom
 _UNSAID = _THAT | FIRST_PERSON  # "says (that) I ...": the quote may leave them out
 _THE_USER = word_set("me us mir uns moi nous mnie мне нам")
+# "According to me", "Menurut saya" (in my opinion), "Theo tôi": the user's own view.
+_UNSAID_SPEAKERS = word_set("me mir moi mí yo mim mnie мне saya aku tôi")
 _TO = word_set("to")
 # Between who says and the verb: "People keep saying", "My mom is always telling".
 _BEFORE_SAYING = word_set(
@@ -76,13 +78,17 @@ _POSTPOSED_POSSESSORS = word_set("saya aku kami tôi")
 _PEOPLE_POSSESSED = word_set(
     "bos atasan manajer ibu ayah bapak mama papa mami papi emak istri isteri suami teman"
     " kawan sahabat pacar kakak adik abang kakek nenek tetangga rekan guru dosen keluarga"
-    " tua mertua anak pasangan tunangan dokter sếp mẹ má bố ba cha vợ chồng bạn anh chị em"
-    " ông bà cô thầy yêu xóm nghiệp đình sĩ"
+    " mertua anak pasangan tunangan dokter sếp mẹ má bố cha vợ chồng thầy yêu xóm nghiệp"
+    " đình sĩ"
 )
+# Thanks or a greeting before the noun: "Makasih teman, saya pikir ..." written without
+# its comma is an address, not "my friend".
+_ADDRESSING = word_set("makasih kasih thanks thank cảm ơn chào halo hai hi hello")
 # For streams/domain/scope.py: a view told after the quote.
 AUTHORITIES, REPORTING, SAYING = _AUTHORITIES, _REPORTING, _SAYING
 _ACCORDING_TO = frozenset(
-    tuple(tokens(p)) for p in ("according to", "laut", "selon", "según", "по словам")
+    tuple(tokens(p))
+    for p in ("according to", "laut", "selon", "según", "по словам", "menurut", "kata", "theo")
 )
 # After what it wishes: Hindi "चाहता", Turkish "istiyorum"; Korean 싶 and Japanese たい
 # begin the word or kana after it.
@@ -99,7 +105,8 @@ def reported(said: Wording, first: int, start: int) -> bool:
     words = said.words
     if said_by_another(said, first, start):
         return True
-    if any(tuple(words[first : first + len(p)]) == p for p in _ACCORDING_TO):
+    opening = next((p for p in _ACCORDING_TO if tuple(words[first : first + len(p)]) == p), ())
+    if opening and words[min(first + len(opening), len(words) - 1)] not in _UNSAID_SPEAKERS:
         return any(b in said.breaks for b in range(first + 1, start + 1))
     for end in (start, start - 1):
         phrase = phrase_ending(words, end, _REPORTING)
@@ -118,6 +125,7 @@ def _possessed(said: Wording, first: int, at: int) -> bool:
         and at - 1 >= first
         and at not in said.breaks
         and words[at - 1] in _PEOPLE_POSSESSED
+        and (at - 2 < first or words[at - 2] not in _ADDRESSING)
     )
 
 
