@@ -137,7 +137,7 @@ def exact_pass(
         current = current or replaced_row_it_closes(fact, rows) or stated_end_it_meets(fact, rows)
         if current is not None and wholly_before(fact, current):
             current = None  # an earlier period of the same fact: a row of its own
-        if same is None and (bounded := _bounded_by_an_end(fact, rows, stated_at, now)):
+        if same is None and (bounded := _bounded_by_an_end(fact, rows, stated_at, now, said)):
             out.add(bounded)  # history up to where that row starts, or dropped
         elif current is not None and restates_past_a_plan(fact, current, stated_at, min_confidence):
             out.survivors.append(fact)  # for the judge, against the plan that ends it
@@ -188,11 +188,12 @@ def _closing(
 
 
 def _bounded_by_an_end(
-    fact: Fact, rows: Sequence[LiveFact], stated_at: datetime, now: datetime
-) -> Fact | Dropped | None:
+    fact: Fact, rows: Sequence[LiveFact], stated_at: datetime, now: datetime,
+    ends_said: Mapping[int, datetime],
+) -> Fact | Dropped | None:  # fmt: skip
     """An open-ended ``fact`` arriving after a row of its triple that says when the fact
-    ends: one said later ("I drive a Civic", reaching the pipeline after "I sold my Civic
-    last week"), or one ended already, whose period holds the fact's start and was not
+    ends: one whose end was said later ("I drive a Civic", reaching the pipeline after "I
+    sold my Civic last week"), or one ended already, whose period holds the fact's start and was not
     over when the fact was said. Processed in the order said, that end would have closed
     ``fact``; here ``fact`` is history up to where that row starts, or, when the row's
     period holds its start or ends before it, adds nothing (dropped); against a row that
@@ -211,7 +212,7 @@ def _bounded_by_an_end(
         assert end is not None
         start = effective_start(row.valid_from, row.stated_at or EARLIEST, end)
         holds = start <= begins < end and stated_at < end and not is_current(end, now)
-        if not holds and not stated_after(row.stated_at, stated_at):
+        if not holds and not stated_after(ends_said.get(row.id, row.stated_at), stated_at):
             continue
         if end <= begins or start <= begins:
             detail = (

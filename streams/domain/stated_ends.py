@@ -40,13 +40,12 @@ def order_decides(fact: Fact, row: LiveFact) -> bool:
 def ends_said_unknown(
     facts: Sequence[Fact], believed: Mapping[Triple, Sequence[LiveFact]]
 ) -> list[int]:
-    """Rows whose end a closure of the batch may weigh and whose stated_at does not say
-    when that end was said: those a closure or a replacement ended (a copy keeps its
-    original's stated_at; the store is asked, rarely). A row said with its own end was
-    said when its end was."""
-    closing = {f.triple for f in facts if f.valid_until is not None}
+    """Rows of the batch's triples whose stated_at does not say when their end was said:
+    those a closure or a replacement ended (a copy keeps its original's stated_at; the
+    store is asked, rarely). A row said with its own end was said when its end was."""
+    triples = {f.triple for f in facts}
     ended = ("closed", "superseded")
-    return [r.id for t in closing for r in believed.get(t, ()) if r.end_reason in ended]
+    return [r.id for t in triples for r in believed.get(t, ()) if r.end_reason in ended]
 
 
 def stated_end_it_meets(fact: Fact, rows: Sequence[LiveFact]) -> LiveFact | None:

@@ -1,8 +1,8 @@
 """Dedup stage: facts.resolved -> facts.deduped (seed, step 3: deduplication).
 
 Reads the tenant's live facts (exact triples, then, per survivor, the nearest of its
-subject by embedding; when a closure meets a fact a closure already ended, when that
-end was said) and embeds the exact-pass survivors in one batch. Those nearest
+subject by embedding; for a triple a closure or a replacement ended, when that end was
+said) and embeds the exact-pass survivors in one batch. Those nearest
 facts inside the contradiction band travel with each candidate, so the judge reads them
 by id instead of searching the same index again. The tenant's gate keeps its live facts
 unchanged in between; when something else wrote meanwhile (a redriven or replayed
@@ -61,7 +61,7 @@ class DedupStage(EmbeddingStage[FactsResolved]):
         now = datetime.now(UTC)
         said: dict[int, datetime] = {}
         if unknown := ends_said_unknown(event.facts, believed):
-            # Rare (a closure meets a fact a closure ended): one statement more.
+            # Rare (a fact of a triple a closure or a replacement ended): one statement more.
             async with self.pool.acquire() as conn:
                 said = await ends_said(conn, ds, proj, unknown)
         exact = rules.exact_pass(

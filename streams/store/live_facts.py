@@ -147,7 +147,8 @@ async def ends_said(
     conn: Any, dataset: str, project_id: str, ids: Sequence[int]
 ) -> dict[int, datetime]:
     """When the valid end of each of ``ids`` (rows of the tenant) was said; primary-key
-    lookups, asked only for the rare closure that meets a row a closure ended."""
+    lookups, asked only for the rare candidate whose triple a closure or a replacement
+    ended."""
     rows = await conn.fetch(_ENDS_SAID, dataset, project_id, list(ids))
     return {r["id"]: r["said"] for r in rows if r["said"] is not None}
 

@@ -177,6 +177,14 @@ CASES: dict[str, list[tuple[str, datetime, RawGraph]]] = {
         ("ep-2", ago(2), graph({"honda civic": "VEHICLE"},
                                claim("user", "drives", "honda civic", until=SOLD_2_WEEKS_AGO))),
     ],
+    # "I drive a Civic" (said two days ago) arriving after "I sold my Civic 3 days ago"
+    # (said yesterday) closed the first "I drive a Civic": the sale, said later, stands.
+    "fact-said-between-a-sale-and-its-telling": [
+        ("ep-1", ago(30), DRIVES_CIVIC),
+        ("ep-3", ago(1), graph({"honda civic": "VEHICLE"},
+                               claim("user", "drives", "honda civic", until=SOLD_3_DAYS_AGO))),
+        ("ep-2", ago(2), DRIVES_CIVIC),
+    ],
     # "I drive a Civic", "I drive a Toyota" (judged to replace it), then "I sold my Civic
     # yesterday": the user's later word dates the Civic's end, after the Toyota came.
     "sale-said-after-a-replacement": [
@@ -453,6 +461,17 @@ async def test_a_sale_dated_after_a_replacement_ends_the_car_where_the_later_sai
     ])  # fmt: skip
     ((_, _, reason, sentence),) = await drops(run.pipeline.pool, *run.tenants[name])
     assert (reason, sentence) == ("ended_later", drives)
+
+
+async def test_a_fact_said_before_a_later_told_sale_stays_ended(run: Run) -> None:
+    name = "fact-said-between-a-sale-and-its-telling"
+    for when in (ago(2), NOW):
+        assert await run.true_at(name, when) == [], when
+    believed = [r for r in await run.table(name) if r.state in ("live", "expired")]
+    assert believed == [
+        Row("user", "drives", "honda civic", "ep-3", "expired",
+            valid_until=midnight(SOLD_3_DAYS_AGO), end="closed"),
+    ]  # fmt: skip
 
 
 async def test_two_lone_sale_dates_leave_one_row(run: Run) -> None:

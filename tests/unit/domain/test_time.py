@@ -198,6 +198,12 @@ def test_an_open_fact_said_within_a_period_that_ended_since_adds_nothing() -> No
     assert [d.reason for d in late.dropped] == ["ended_later"] and late.survivors == []
     again = dedup.exact_pass([drives], {drives.triple: [closed]}, stated_at=NOW - DAY, now=NOW)
     assert again.survivors == [drives]
+    # said after the sale's date but before the sale was told (yesterday): the sale stands
+    told = {4: NOW - DAY / 2}
+    late = dedup.exact_pass(
+        [drives], {drives.triple: [closed]}, stated_at=NOW - DAY, now=NOW, ends_said=told
+    )
+    assert [d.reason for d in late.dropped] == ["ended_later"] and late.survivors == []
 
 
 def test_a_row_said_later_with_an_end_and_no_start_gave_only_a_plans_end() -> None:
@@ -225,9 +231,9 @@ def test_of_two_stated_ends_of_a_fact_the_later_said_stands() -> None:
     )  # fmt: skip
     sold = fact("user", "drives", "honda civic", until=NOW - 14 * DAY)
     believed, ends = {sold.triple: [closed]}, {7: NOW - DAY}
-    # the store is asked when that end was said only for a closure meeting a closed row
+    # the store is asked when that end was said only for a row a closure ended
     assert ends_said_unknown([sold], believed) == [7]
-    assert ends_said_unknown([fact("user", "drives", "honda civic")], believed) == []
+    assert ends_said_unknown([fact("user", "drives", "toyota")], believed) == []
     late = dedup.exact_pass([sold], believed, stated_at=NOW - 2 * DAY, now=NOW, ends_said=ends)
     assert [d.reason for d in late.dropped] == ["ended_later"]
     assert late.survivors == [] and late.closures == []
