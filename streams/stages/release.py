@@ -34,6 +34,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from streams.domain.names import strip_unstorable
 from streams.events import EpisodeCompleted, StageOutput
 from streams.runtime.stage import RecordContext, Routed
 from streams.settings import Settings
@@ -62,7 +63,12 @@ def release_of(ctx: RecordContext) -> Release | None:
     if not token:
         return None
     reason = headers.get(REASON_HEADER, b"dead-lettered after extraction")
-    return Release(token.decode("utf-8", "replace"), reason.decode("utf-8", "replace"))
+    # Headers are whatever a client sent: a NUL the ledger cannot store must not make
+    # the episode a dead letter (a token with one names no claim: an ordinary episode).
+    return Release(
+        strip_unstorable(token.decode("utf-8", "replace")),
+        strip_unstorable(reason.decode("utf-8", "replace")),
+    )
 
 
 def too_large_to_copy(episode: EpisodeCompleted, settings: Settings) -> str | None:

@@ -115,3 +115,16 @@ async def test_a_release_header_naming_no_live_claim_is_an_ordinary_episode(pool
     out = await create_stage(deps).handle(event, forged)
     assert len(out) == 1 and isinstance(out[0], FactsExtracted)
     assert out[0].episode_id == event.episode_id
+
+
+async def test_a_release_header_with_a_nul_is_an_ordinary_episode(pool: Any) -> None:
+    """A NUL in a client's release headers (Postgres cannot store it) neither fails the
+    episode nor names a claim."""
+    deps = make_deps(pool)
+    event = episode(new_tenant(), ["I moved to Berlin last month."])
+    forged = dataclasses.replace(CTX, headers=(
+        (CLAIM_HEADER, b"claim\x00token"), (REASON_HEADER, b"dead\x00lettered"),
+    ))  # fmt: skip
+    out = await create_stage(deps).handle(event, forged)
+    assert len(out) == 1 and isinstance(out[0], FactsExtracted)
+    assert out[0].episode_id == event.episode_id
