@@ -1,4 +1,4 @@
-"""Role play and fiction around a quote (for streams/domain/mood.py).
+"""Role play, fiction and suppositions around a quote (for streams/domain/mood.py).
 
 "Let's write a story where I'm a detective", "In my novel I live on Mars", "Let's play a
 game: you're the barista and I'm a millionaire", "Roleplay: I am the king of France",
@@ -12,8 +12,10 @@ the book club I met my wife").
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from streams.domain.views import FIRST_PERSON
-from streams.domain.wording import Wording, ends_with_phrase, phrase_index, word_set
+from streams.domain.wording import Wording, ends_with_phrase, phrase_index, tokens, word_set
 
 # Words that name a frame of play or supposition in any language (scope.py reads them too).
 FRAME_WORDS = (
@@ -67,3 +69,36 @@ def _made_up_in(said: Wording, first: int, noun: int, start: int) -> bool:
     if not (after == start or after in said.breaks or words[after] in FIRST_PERSON):
         return False  # "in the game industry", "in the book club"
     return not _INTO.isdisjoint(words[max(first, noun - _INTO_REACH) : noun])
+
+
+# Set-ups of a supposition, unless the user's own hedge ("I suppose I'm an introvert").
+_SUPPOSING = word_set(
+    "suppose supposing imagine assume assuming pretend angenommen imaginons supongamos"
+    " допустим представь"
+)
+# Not a set-up: "Imagine my surprise", the user's own hedge ("I suppose"), and an
+# exclamation with its comma ("Can you imagine, I got promoted", "as you can imagine,";
+# not "Can you imagine I'm a 5-year-old and explain ...", a role to play).
+_EXCLAIMED = frozenset(
+    tuple(tokens(p))
+    for p in (
+        "my surprise", "my shock", "my joy", "my relief", "my delight", "my face",
+        "my excitement", "my reaction",
+    )
+)  # fmt: skip
+_EXCLAIMING = word_set("you can could just")
+
+
+def supposing_at(words: Sequence[str], span: tuple[int, int], breaks: frozenset[int]) -> bool:
+    """ "Suppose I had three kids", "Imagine I'm a doctor": a set-up just before the quote
+    at ``span[1]`` or opening its sentence at ``span[0]``, not the user's "I suppose"."""
+    first, start = span
+    for at in (start - 1, start - 2, first):
+        if first <= at < start and words[at] in _SUPPOSING:
+            if tuple(words[at + 1 : at + 3]) in _EXCLAIMED:
+                return False  # "Imagine my surprise: I ..."
+            exclaimed = (at + 1 in breaks and at > 0 and words[at - 1] in _EXCLAIMING) or (
+                tuple(words[max(0, at - 3) : at]) == ("as", "you", "can")
+            )
+            return not exclaimed and (at == 0 or words[at - 1] not in FIRST_PERSON)
+    return False

@@ -49,19 +49,43 @@ _JUST_BEFORE = phrase_index(
 _RARELY = word_set("rarely seldom selten rarement raramente редко jarang")
 # Between a hedge and the quote, words that make the hedge one of the telling ("You might
 # remember that I ...", "Maybe I should mention I'm ...", "Maybe that's why I ...") or end
-# its clause ("I might be biased since I'm a teacher"; Dutch "maar", Indonesian "karena").
+# its clause ("I might be biased since I'm a teacher"; Dutch "maar", Indonesian "karena"),
+# and comment adverbs ("Perhaps surprisingly I ...").
 _STOPS = frozenset(JOINS) | word_set(
     "remember recall know knew mention mentioned tell told forget forgot why because since"
-    " as ricordi ricorda souviens souvenez erinnerst erinnern lembra lembre lembras weet"
+    " ricordi ricorda souviens souvenez erinnerst erinnern lembra lembre lembras weet"
     " помнишь помните ingat nhớ 记 記 忘 भूल تتذكر maar want omdat bo karena padahal が"
-    " obwohl хотя saber sabes dije dicho en hatırlarsın hatırlıyorsun biliyorsun"
+    " obwohl хотя saber sabes dije dicho hatırlarsın hatırlıyorsun biliyorsun surprisingly"
+    " ironically honestly frankly interestingly funnily luckily sadly"
 )
+_DUTCH_SUBJECTS = word_set("ik je jij we wij hij zij ze")  # Dutch "en ik": "and I"
+# A hedge of what the person addressed knows or heard ("You might have noticed I'm new",
+# "Maybe you heard I got engaged", "你可能已经知道", "Belki duymuşsundur"), not the user's.
+_ADDRESSED = word_set(
+    "you vous tu te você voce du dich dir kamu anda bạn 你 您 sen siz ты вы ti hai"
+)
+_ADDRESSED_ENDINGS = ("sin", "sun", "sundur", "sindir", "siniz", "sunuz")  # Turkish
+# "whether" and "I doubt": a quote opening with "my ..." names what is given ("Can you
+# check if my flight to Rome is delayed?"); "maybe", "might" hedge it all ("Maybe my
+# husband and I will move").
+_WHETHER = frozenset(
+    p for ps in _POSSIBLY.values() for p in ps
+    if p[-1] in {"if", "whether", "ob", "si", "doubt", "que", "bezweifle"}
+)  # fmt: skip
 _GERMAN_SUBJECTS = word_set("ich du er sie es wir ihr man")
 _AMOUNTS = word_set("one two three four five six seven eight nine ten twenty half a few couple")
-# 可能 inside 尽可能 ("as far as possible"), 不可能 ("impossible"), 可能性; 多分钟 ("more
-# than ... minutes"); "might as well".
-_NOT_HEDGING_BEFORE = word_set("尽 盡 不")
+_ARTICLES = word_set("a an the")
+# Not hedges: 可能 inside 尽可能 ("as far as possible"), 不可能 ("impossible"), 可能性;
+# 多分钟 ("more than ... minutes"); Indonesian "sebisa mungkin" ("as much as possible");
+# "might" as a noun ("with all my might"); "might as well".
+_NOT_HEDGING_BEFORE = word_set(
+    "尽 盡 不 sebisa secepat sebanyak semaksimal sebaik sedapat my all his her our their with"
+)
 _NOT_HEDGING_AFTER = word_set("性 钟 鐘")
+# French "peut être" is also "can be" ("Mon boulot peut être stressant"): a hedge only
+# opening its clause or after a subject or an auxiliary ("Je vais peut-être déménager").
+_PEUT_ETRE = ("peut", "etre")
+_FRENCH_BEFORE = word_set("je j tu il elle on nous vous ils elles est ai vais suis va sont que")
 # After the quote: Japanese かもしれない, かも (not かもめ, "seagull").
 _AFTER, _NOT_AFTER = "かも", "かもめ"
 
@@ -70,45 +94,71 @@ def hedged(said: Wording, start: int, end: int) -> bool:
     """Whether a possibility word stands before ``said.words[start:end]`` in its clause or
     as the clause just before it, or one follows it (かもしれない)."""
     words, breaks = said.words, said.breaks
-    if words[start] in POSSESSIVES:
-        return False  # "Can you check if my flight to Rome is delayed?": "my flight"
-    if ends_with_phrase(words, start, _JUST_BEFORE) or _rarely_before(words, start):
+    given = words[start] in POSSESSIVES
+    if not given and start not in breaks and _just_before(words, start):
         return True
     first, _ = said.sentence_span(said.sentence_of(start))
     at = start
     while at > first:
-        if _hedge_ending(words, at):
-            return True
         if at in breaks:
-            return _a_hedge_alone(said, first, at)
-        if words[at - 1] in _STOPS:
+            return not given and _a_hedge_alone(said, first, at)
+        hedge = _hedge_ending(words, at)
+        if hedge is not None:
+            return not (given and hedge in _WHETHER)
+        if _stops(words, at):
             return False  # "..., and I live in Denver", "You might remember that I ..."
         at -= 1
     after = "".join(words[end : end + 4])
     return end not in breaks and after.startswith(_AFTER) and not after.startswith(_NOT_AFTER)
 
 
-def _rarely_before(words: list[str], start: int) -> bool:
+def _just_before(words: list[str], start: int) -> bool:
+    """ "thinking about" (not before "the trip I took") or "rarely" (or "rarely ever")
+    just before the quote."""
+    if ends_with_phrase(words, start, _JUST_BEFORE):
+        return words[start] not in _ARTICLES
     before = start - 1 - (start > 1 and words[start - 1] == "ever")
     return before >= 0 and words[before] in _RARELY
 
 
-def _hedge_ending(words: list[str], at: int) -> bool:
-    """Whether a possibility phrase ends just before ``words[at]`` and hedges what follows."""
+def _stops(words: list[str], at: int) -> bool:
+    word = words[at - 1]
+    if word == "en":
+        return words[at] in _DUTCH_SUBJECTS  # Dutch "en ik", not "en verano"
+    return word in _STOPS
+
+
+def _hedge_ending(words: list[str], at: int) -> tuple[str, ...] | None:
+    """The possibility phrase that ends just before ``words[at]`` and hedges what follows."""
     hedge = phrase_ending(words, at, _POSSIBLY)
     if hedge is None:
-        return False
+        return None
     nxt = words[at] if at < len(words) else ""
     before = words[at - len(hedge) - 1] if at - len(hedge) > 0 else ""
+    return hedge if _hedges(hedge, before, nxt, words[at : at + 2]) else None
+
+
+def _hedges(hedge: tuple[str, ...], before: str, nxt: str, two_after: list[str]) -> bool:
+    """Whether ``hedge``, between ``before`` and ``nxt``, is a possibility of the user's."""
     if hedge == ("ob",):
         return nxt in _GERMAN_SUBJECTS  # German "ob ich", not an English "OB"
-    if hedge == ("might",) and words[at : at + 2] == ["as", "well"]:
+    if hedge == _PEUT_ETRE and before and before not in _FRENCH_BEFORE:
         return False
-    if nxt.isdigit() or nxt in _AMOUNTS:
-        return False  # "I ran maybe 10 km": about, not perhaps
+    if two_after == ["as", "well"] or nxt.isdigit() or nxt in _AMOUNTS:
+        return False  # "might as well"; "I ran maybe 10 km": about, not perhaps
     if before in _STOPS:
         return False  # "Tu te souviens peut-être que ...": the hedge is the telling's
+    if hedge not in _WHETHER and _to_the_addressed(before, nxt):
+        return False  # "You might have noticed I ..." (but "Do you know if I need")
     return before not in _NOT_HEDGING_BEFORE and nxt not in _NOT_HEDGING_AFTER
+
+
+def _to_the_addressed(before: str, nxt: str) -> bool:
+    return (
+        before in _ADDRESSED
+        or nxt in _ADDRESSED
+        or (len(nxt) > 5 and nxt.endswith(_ADDRESSED_ENDINGS))  # "Belki duymuşsundur"
+    )
 
 
 def _a_hedge_alone(said: Wording, first: int, clause_start: int) -> bool:

@@ -113,12 +113,18 @@ _OPENING_PHRASES = frozenset(
 )  # fmt: skip
 
 
+_DURATION = word_set("have has had takes took")
+
+
 def opening_condition(words: Sequence[str], first: int, start: int, breaks: frozenset[int]
                       ) -> bool:  # fmt: skip
     """Whether the sentence from ``first`` opens with a condition of several words ("As
     long as", "Provided that", "Om jag") whose clause ends before ``words[start]``."""
     for phrase in _OPENING_PHRASES:
         if tuple(words[first : first + len(phrase)]) == phrase:
+            after = words[first + len(phrase) : first + len(phrase) + 3]
+            if phrase[1] == "long" and not _DURATION.isdisjoint(after):
+                return False  # "As long as I've lived here,", "As long as it takes,"
             return any(b in breaks for b in range(first + len(phrase), start + 1))
     return False
 

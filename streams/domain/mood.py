@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from streams.domain.fiction import fictional
+from streams.domain.fiction import fictional, supposing_at
 from streams.domain.marks import (
     any_trailing,
     asked_whole,
@@ -60,8 +60,15 @@ _QUESTION_OPENINGS = frozenset(
         "é possível que", "es posible que", "ты думаешь", "как думаешь", "стоит ли мне",
         "czy myślisz że", "你觉得", "你说", "is it a good idea to", "is it a good idea",
         "is it worth", "does it make sense to", "tu me conseilles de", "is it a bad idea to",
-        "is it smart to", "is it worth it to", "would you advise me to", "vale la pena",
-        "lohnt es sich", "vale a pena", "ha senso", "est-ce une bonne idée de",
+        "is it smart to", "is it worth it to", "would you advise me to",
+    )
+)  # fmt: skip
+# Openings that are a question only with its mark ("¿Vale la pena mudarme a Madrid?";
+# "Vale la pena, yo me mudé a Valencia" says it was worth it).
+_MARKED_OPENINGS = frozenset(
+    tuple(tokens(opening))
+    for opening in (
+        "vale la pena", "lohnt es sich", "vale a pena", "ha senso", "est-ce une bonne idée de",
     )
 )  # fmt: skip
 # Asking advice about what the user would do ("Would you recommend I move to Denver?"),
@@ -88,17 +95,6 @@ _CONDITIONS = phrase_index(
     " ikiwa ถ้า 只要 万一 萬一 pokud jestli dacă",
     phrases=("in case", "let's say", "what if", "stell dir vor"),
 )
-# Set-ups of a supposition, unless the user's own hedge ("I suppose I'm an introvert").
-_SUPPOSING = word_set(
-    "suppose supposing imagine assume assuming pretend angenommen imaginons supongamos"
-    " допустим представь"
-)
-# Not a set-up: "Imagine my surprise", and before "imagine" the user's own hedge ("I
-# suppose") or an exclamation ("Can you imagine, I got promoted", "as you can imagine").
-_EXCLAIMED = frozenset(
-    tuple(tokens(p)) for p in ("my surprise", "my shock", "my joy", "my relief", "my delight")
-)
-_NOT_SUPPOSING = FIRST_PERSON | word_set("you can could")
 # Conditions only as a sentence's first word with a clause of their own after them: "Si
 # consigo el trabajo, me mudo" (not "Sí, vivo en Madrid", nor reflexive "Se mudó").
 _OPENING_CONDITIONS = word_set("si se als")
@@ -172,6 +168,8 @@ def asked(said: Wording, start: int, end: int) -> bool:
     opening, closing = tuple(said.words[first:start]), said.words[end:last]
     if _a_yes_no_opening(opening, said.words[start]):
         return True  # "should i quit my job" is asked with or without its mark
+    if opening in _MARKED_OPENINGS:
+        return sentence in said.asked
     if len(closing) == 1 and closing[0] in _CLOSING_PARTICLES and end not in said.breaks:
         return not opening or (len(opening) <= _ASKED_BEFORE and sentence in said.asked)
     if last - first > 2 and said.words[first + 1] == _LI:
@@ -220,7 +218,7 @@ def supposed(said: Wording, start: int, end: int) -> bool:
     first, last = said.sentence_span(said.sentence_of(start))
     if _an_opening_condition(said, first, (start, end, last)):
         return not _about_the_telling(words, first + 1, start)
-    if _supposing_at(words, first, start) or reported(said, first, start):
+    if supposing_at(words, (first, start), said.breaks) or reported(said, first, start):
         return True
     if fictional(said, first, start):
         return True
@@ -267,17 +265,6 @@ def _an_opening_condition(said: Wording, first: int, quote: tuple[int, int, int]
     if start == first + 1:  # the condition itself, if a clause follows it
         return any(b in said.breaks for b in range(end, last))
     return any(b in said.breaks for b in range(first + 2, start + 1))
-
-
-def _supposing_at(words: Sequence[str], first: int, start: int) -> bool:
-    """ "Suppose I had three kids", "Imagine I'm a doctor": a set-up just before the quote
-    or opening its sentence, not the user's "I suppose"."""
-    for at in (start - 1, start - 2, first):
-        if first <= at < start and words[at] in _SUPPOSING:
-            if tuple(words[at + 1 : at + 3]) in _EXCLAIMED:
-                return False  # "Imagine my surprise: I ..."
-            return at == 0 or words[at - 1] not in _NOT_SUPPOSING
-    return False
 
 
 def _about_the_telling(

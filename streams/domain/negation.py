@@ -153,7 +153,6 @@ _AFFIRMING = [
         "nothing beats",
         "nothing better than",
         "nothing compares to",
-        "nothing like",
         "nada como",
         "rien de tel que",
         "nichts geht über",

@@ -49,7 +49,8 @@ _PAST_BELIEFS = frozenset(
         "or that's what i thought", "ou du moins je le croyais",
         "du moins c'est ce que je pensais", "o eso creía", "o eso pensaba",
         "o al menos eso creía", "dachte ich", "so dachte ich", "dachte ich zumindest",
-        "zumindest dachte ich das",
+        "zumindest dachte ich das", "o almeno così pensavo", "ou pelo menos achava que sim",
+        "or so i'd thought", "по крайней мере мне так казалось",
     )
 )  # fmt: skip
 _LONGEST_BELIEF = max(len(b) for b in _PAST_BELIEFS)
@@ -82,7 +83,7 @@ def taken_back(said: Wording, start: int, end: int) -> bool:
         if _a_past_belief(said, lo, hi):
             return True  # "I love hiking, or so I thought"
         if _a_denial(said, (lo, hi), own=own):
-            return not _a_correction(said, lo, hi)  # not "Lyon, nope, not Paris"
+            return not _a_correction(said, (lo, hi), words[start:end])  # "nope, not Paris"
         if hi - lo > _LONGEST or said.sentence_of(hi) != said.sentence_of(end - 1):
             return False  # "I live in Paris, in a small flat, and I love it"
         lo = hi  # "I work at Google as a chef, jk", "I work at Google, in Zurich, yeah right"
@@ -114,7 +115,7 @@ def _a_past_belief(said: Wording, lo: int, hi: int) -> bool:
     words = said.words
     if words[lo] not in _BELIEF_STARTS:
         return False  # the common case
-    for n in range(2, min(hi - lo, _LONGEST_BELIEF) + 1):
+    for n in range(min(hi - lo, _LONGEST_BELIEF), 1, -1):  # the longest first
         if tuple(words[lo : lo + n]) in _PAST_BELIEFS:
             if lo + n < hi:
                 return words[lo + n] in _UNTIL
@@ -123,10 +124,11 @@ def _a_past_belief(said: Wording, lo: int, hi: int) -> bool:
     return False
 
 
-def _a_correction(said: Wording, lo: int, hi: int) -> bool:
+def _a_correction(said: Wording, span: tuple[int, int], quoted: list[str]) -> bool:
     """Whether the denial at ``said.words[lo:hi]`` is a bare "no" whose next clause, in
-    its sentence, is "not" and what it corrects ("nope, not Paris"), not a denial."""
-    words = said.words
+    its sentence, is "not" and what it corrects ("nope, not Paris"), not a denial nor the
+    quote's own words ("I live in Paris, nope, not Paris, Lyon" takes Paris back)."""
+    words, (lo, hi) = said.words, span
     if tuple(w for w in words[lo:hi] if w not in _OPENERS) not in _BARE or hi >= len(words):
         return False
     nxt = min((b for b in said.breaks if b > hi), default=len(words))
@@ -134,4 +136,4 @@ def _a_correction(said: Wording, lo: int, hi: int) -> bool:
     same = said.sentence_of(hi) == said.sentence_of(lo)
     if not same or len(rest) < 2 or rest[0] != "not" or rest in _DENIALS:
         return False
-    return rest[1] not in _NOT_CORRECTING  # "nope, not anymore" takes it back
+    return rest[1] not in _NOT_CORRECTING and rest[1] not in quoted

@@ -34,7 +34,7 @@ _REPORTING = phrase_index(
     " crede credono vindt vinden думает думают считает считают уверен уверена uważa"
     " uważają myśli myślą sądzi sądzą يعتقد تعتقد يعتقدون يظن تظن يظنون חושב חושבת"
     " חושבים חושבות anadhani wanadhani anafikiri wanafikiri 觉得 覺得 认为 認為 以为 以為"
-    " pikir berpikir mengira menganggap nghĩ",
+    " pikir berpikir mengira menganggap fikir nghĩ",
     phrases=("लगता है", "cho rằng", "cho là"),
 )
 # Saying, and telling others: "My mom says I'm lactose intolerant", "My friend told
@@ -42,7 +42,7 @@ _REPORTING = phrase_index(
 _SAYING = word_set(
     "says say said saying tells tell told telling sagt sagen erzählt erzählen dit disent"
     " raconte dice dicen diz dizem zegt zeggen говорит говорят mówi mówią 说 說 bilang"
-    " berkata mengatakan"
+    " berkata mengatakan kata"
 )
 _TELLING = word_set("tells tell told telling erzählt erzählen raconte")
 # Everyday words elsewhere (English "dice", Dutch "dit" "this"): saying only before "que".
@@ -79,17 +79,19 @@ _PEOPLE_POSSESSED = word_set(
     "bos atasan manajer ibu ayah bapak mama papa mami papi emak istri isteri suami teman"
     " kawan sahabat pacar kakak adik abang kakek nenek tetangga rekan guru dosen keluarga"
     " mertua anak pasangan tunangan dokter sếp mẹ má bố cha vợ chồng thầy yêu xóm nghiệp"
-    " đình sĩ"
+    " đình"
 )
-# Thanks or a greeting before the noun: "Makasih teman, saya pikir ..." written without
-# its comma is an address, not "my friend".
-_ADDRESSING = word_set("makasih kasih thanks thank cảm ơn chào halo hai hi hello")
+_PEOPLE = word_set("orang semua mọi người")
+_CLAUSE_OPENERS = word_set("tapi tetapi dan jadi terus karena nhưng và còn thì mà")
 # For streams/domain/scope.py: a view told after the quote.
 AUTHORITIES, REPORTING, SAYING = _AUTHORITIES, _REPORTING, _SAYING
 _ACCORDING_TO = frozenset(
-    tuple(tokens(p))
-    for p in ("according to", "laut", "selon", "según", "по словам", "menurut", "kata", "theo")
+    tuple(tokens(p)) for p in ("according to", "laut", "selon", "según", "по словам")
 )
+# Also "according to" (Indonesian, Malay, Vietnamese), only before a person: "Kata ibu
+# saya, ...", "Menurut suami saya", "Theo sếp tôi" (not "Theo thời gian", "over time",
+# "Menurut jadwal", nor the names Theo and Kata).
+_ACCORDING_TO_SOMEONE = word_set("menurut kata theo")
 # After what it wishes: Hindi "चाहता", Turkish "istiyorum"; Korean 싶 and Japanese たい
 # begin the word or kana after it.
 _WISHED_AFTER = word_set(
@@ -105,8 +107,7 @@ def reported(said: Wording, first: int, start: int) -> bool:
     words = said.words
     if said_by_another(said, first, start):
         return True
-    opening = next((p for p in _ACCORDING_TO if tuple(words[first : first + len(p)]) == p), ())
-    if opening and words[min(first + len(opening), len(words) - 1)] not in _UNSAID_SPEAKERS:
+    if _according_to_another(said, first):
         return any(b in said.breaks for b in range(first + 1, start + 1))
     for end in (start, start - 1):
         phrase = phrase_ending(words, end, _REPORTING)
@@ -125,14 +126,43 @@ def _possessed(said: Wording, first: int, at: int) -> bool:
         and at - 1 >= first
         and at not in said.breaks
         and words[at - 1] in _PEOPLE_POSSESSED
-        and (at - 2 < first or words[at - 2] not in _ADDRESSING)
+        and _opens_its_clause(said, first, at - 1)
     )
+
+
+def _opens_its_clause(said: Wording, first: int, at: int) -> bool:
+    """Whether ``words[at]`` opens its clause, maybe after "but", "and" ("Tapi bos saya
+    pikir"), not an object ("cerai dengan suami saya pikir") nor after thanks ("Makasih
+    teman saya pikir")."""
+    if at == first or at in said.breaks:
+        return True
+    before = said.words[at - 1]
+    return before in _CLAUSE_OPENERS and (at - 1 == first or at - 1 in said.breaks)
 
 
 def _an_authority(words: Sequence[str], at: int) -> bool:
     """A doctor or a test ("doctor", 医生, "bác sĩ"), whose saying is a finding."""
     pair = "".join(words[max(0, at - 1) : at + 1])
     return words[at] in _AUTHORITIES or pair in _AUTHORITY_PAIRS
+
+
+def _a_person_at(words: Sequence[str], at: int) -> bool:
+    return at < len(words) and words[at] in _PEOPLE_POSSESSED | _PEOPLE
+
+
+def _according_to_another(said: Wording, first: int) -> bool:
+    """Whether the sentence from ``first`` opens "According to <another>", whose view
+    follows: not "according to me" (the user's own), nor to a doctor (a finding)."""
+    words = said.words
+    opening = next((p for p in _ACCORDING_TO if tuple(words[first : first + len(p)]) == p), ())
+    if not opening and words[first] in _ACCORDING_TO_SOMEONE and _a_person_at(words, first + 1):
+        opening = (words[first],)
+    if not opening or first + len(opening) >= len(words):
+        return False
+    who = first + len(opening)
+    if words[who] in _UNSAID_SPEAKERS:
+        return False
+    return not any(_an_authority(words, at) for at in range(who, min(who + 3, len(words))))
 
 
 def said_by_another(said: Wording, first: int, start: int) -> bool:

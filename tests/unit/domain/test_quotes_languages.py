@@ -63,7 +63,6 @@ def test_negated_in_more_languages(said: str, quote: str) -> None:
         ("أعيش في الرياض مع عائلتي", "أعيش في الرياض"),
         # negations that affirm
         ("Nothing beats living in Berlin", "living in Berlin"),
-        ("Nothing like a morning run in Hyde Park", "a morning run in Hyde Park"),
         ("Nada como vivir en Sevilla", "vivir en Sevilla"),
     ],
 )
