@@ -123,7 +123,7 @@ def opening_condition(words: Sequence[str], first: int, start: int, breaks: froz
     for phrase in _OPENING_PHRASES:
         if tuple(words[first : first + len(phrase)]) == phrase:
             after = words[first + len(phrase) : first + len(phrase) + 3]
-            if phrase[1] == "long" and not _DURATION.isdisjoint(after):
+            if phrase[1:2] == ("long",) and not _DURATION.isdisjoint(after):
                 return False  # "As long as I've lived here,", "As long as it takes,"
             return any(b in breaks for b in range(first + len(phrase), start + 1))
     return False

@@ -253,6 +253,7 @@ def test_a_possibility_word_elsewhere_leaves_the_statement(text: str, quote: str
         ("Om jag får jobbet, flyttar jag till Malmö", "flyttar jag till Malmö"),
         ("So long as my visa comes through, I'll stay in Canada", "I'll stay in Canada"),
         ("Siempre y cuando me den la visa, me mudo a Canadá", "me mudo a Canadá"),
+        ("Purché mi diano il visto, vado a Milano", "vado a Milano"),
     ],
 )
 def test_a_condition_by_time_or_in_more_languages_is_not_the_users(text: str, quote: str) -> None:
