@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+import pytest
+
 from streams.domain.graph import RawClaim, RawEntity, RawGraph
 from streams.events import EntityType, FactKind, FactsExtracted
 from streams.model.ports import ExtractInput
@@ -103,28 +105,23 @@ async def test_an_extraction_with_no_facts_is_still_published(pool: Any) -> None
     assert len(out) == 1 and out[0].facts == [] and out[0].entities == []  # type: ignore[attr-defined]
 
 
-async def test_a_release_header_naming_no_live_claim_is_an_ordinary_episode(pool: Any) -> None:
+@pytest.mark.parametrize(
+    ("claim", "reason"),
+    [
+        (b"no-such-claim", b"dead-lettered by dedup"),
+        # A NUL (Postgres cannot store it) neither fails the episode nor names a claim.
+        (b"claim\x00token", b"dead\x00lettered"),
+    ],
+)
+async def test_a_release_header_naming_no_live_claim_is_an_ordinary_episode(
+    pool: Any, claim: bytes, reason: bytes
+) -> None:
     """A client's record, or a redriven copy, carrying the internal release header: it
     names no live claim of this episode, so it is queued and extracted at once instead of
     waiting a claim timeout."""
     deps = make_deps(pool)
     event = episode(new_tenant(), ["I moved to Berlin last month."])
-    forged = dataclasses.replace(CTX, headers=(
-        (CLAIM_HEADER, b"no-such-claim"), (REASON_HEADER, b"dead-lettered by dedup"),
-    ))  # fmt: skip
-    out = await create_stage(deps).handle(event, forged)
-    assert len(out) == 1 and isinstance(out[0], FactsExtracted)
-    assert out[0].episode_id == event.episode_id
-
-
-async def test_a_release_header_with_a_nul_is_an_ordinary_episode(pool: Any) -> None:
-    """A NUL in a client's release headers (Postgres cannot store it) neither fails the
-    episode nor names a claim."""
-    deps = make_deps(pool)
-    event = episode(new_tenant(), ["I moved to Berlin last month."])
-    forged = dataclasses.replace(CTX, headers=(
-        (CLAIM_HEADER, b"claim\x00token"), (REASON_HEADER, b"dead\x00lettered"),
-    ))  # fmt: skip
+    forged = dataclasses.replace(CTX, headers=((CLAIM_HEADER, claim), (REASON_HEADER, reason)))
     out = await create_stage(deps).handle(event, forged)
     assert len(out) == 1 and isinstance(out[0], FactsExtracted)
     assert out[0].episode_id == event.episode_id
