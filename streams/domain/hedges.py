@@ -46,7 +46,13 @@ _JUST_BEFORE = phrase_index(
 )
 # Just before the quote (or before "ever"): "I rarely eat meat", "Saya jarang minum kopi";
 # only there, since they say how often, not "not" ("I rarely go out as I have a newborn").
-_RARELY = word_set("rarely seldom selten rarement raramente редко jarang")
+_RARELY = phrase_index(
+    "rarely seldom selten rarement raramente редко jarang zelden rzadko nadiren 很少",
+    phrases=("rara vez", "pocas veces", "di rado", "hiếm khi", "hardly ever"),
+)
+# Before a verb's -ing form only: "I'm considering moving to Denver" (not "Considering I
+# live in Denver, ...").
+_CONSIDERING = word_set("considering contemplating")
 # Between a hedge and the quote, words that make the hedge one of the telling ("You might
 # remember that I ...", "Maybe I should mention I'm ...", "Maybe that's why I ...") or end
 # its clause ("I might be biased since I'm a teacher"; Dutch "maar", Indonesian "karena"),
@@ -113,12 +119,14 @@ def hedged(said: Wording, start: int, end: int) -> bool:
 
 
 def _just_before(words: list[str], start: int) -> bool:
-    """ "thinking about" (not before "the trip I took") or "rarely" (or "rarely ever")
-    just before the quote."""
+    """ "thinking about" (not before "the trip I took"), "considering" before an -ing, or
+    "rarely" (or "rarely ever", "hardly ever", 很少) just before the quote."""
     if ends_with_phrase(words, start, _JUST_BEFORE):
         return words[start] not in _ARTICLES
-    before = start - 1 - (start > 1 and words[start - 1] == "ever")
-    return before >= 0 and words[before] in _RARELY
+    if start > 0 and words[start - 1] in _CONSIDERING:
+        return words[start].endswith("ing")
+    at = start - (start > 1 and words[start - 1] == "ever")  # "rarely ever"
+    return ends_with_phrase(words, at, _RARELY)
 
 
 def _stops(words: list[str], at: int) -> bool:

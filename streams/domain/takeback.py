@@ -59,6 +59,13 @@ _UNTIL = word_set("until till before but hasta jusqu bis")
 # A bare "no" followed by "not ..." corrects something else: "I live in Lyon, nope, not
 # Paris" leaves Lyon.
 _BARE = frozenset({("no",), ("nope",)})
+_MAYBES = frozenset(
+    tuple(tokens(m))
+    for m in (
+        "maybe", "perhaps", "possibly", "maybe not", "perhaps not", "probably not", "quizás",
+        "tal vez", "peut-être", "vielleicht", "talvez", "forse", "mungkin", "có lẽ", "может быть",
+    )
+)  # fmt: skip
 _NOT_CORRECTING = word_set("anymore any at me really true since yet now ever longer so")
 # "no" alone denies only after a laugh ("lol no"): "I live in Berlin, no?" asks, and
 # "..., and no, I don't smoke" answers.
@@ -80,8 +87,8 @@ def taken_back(said: Wording, start: int, end: int) -> bool:
         if lo >= len(words):
             return False
         hi = min((b for b in breaks if b > lo), default=len(words))
-        if _a_past_belief(said, lo, hi):
-            return True  # "I love hiking, or so I thought"
+        if _a_past_belief(said, lo, hi) or _only_a_maybe(said, lo, hi):
+            return True  # "I love hiking, or so I thought", "I'll move to Denver, maybe."
         if _a_denial(said, (lo, hi), own=own):
             return not _a_correction(said, (lo, hi), words[start:end])  # "nope, not Paris"
         if hi - lo > _LONGEST or said.sentence_of(hi) != said.sentence_of(end - 1):
@@ -122,6 +129,14 @@ def _a_past_belief(said: Wording, lo: int, hi: int) -> bool:
             ends = hi >= len(words) or said.sentence_of(hi) != said.sentence_of(lo)
             return ends or words[hi] in _UNTIL
     return False
+
+
+def _only_a_maybe(said: Wording, lo: int, hi: int) -> bool:
+    """Whether ``said.words[lo:hi]`` is only "maybe" (or "maybe not"), ending its sentence
+    ("I'll move to Denver, maybe.", not "..., maybe you know it")."""
+    clause = tuple(said.words[lo:hi])
+    ends = hi >= len(said.words) or said.sentence_of(hi) != said.sentence_of(lo)
+    return ends and clause in _MAYBES
 
 
 def _a_correction(said: Wording, span: tuple[int, int], quoted: list[str]) -> bool:
