@@ -153,6 +153,8 @@ class EndedLink:
     entity_id: int | None
     until: datetime
     by: int | None  # the row that ended it: the winner, or the closure's copy
+    # A closure's: the row whose end it replaced (what that row's end cascaded to follows).
+    moved_from: int | None = None
 
 
 async def end_rows(
@@ -195,17 +197,46 @@ async def end_rows(
     return Ended(copies, never)
 
 
-def user_links(ended: Ended, by: dict[int, int | None]) -> list[EndedLink]:
+def user_links(ended: Ended, by: dict[int, int | None], *, closed: bool = False) -> list[EndedLink]:
     """The user's relationships to an entity that ended (copies, and links retired as
     never true): links whose end may cascade. ``by`` maps each ended row to what ended it
-    (None: its copy, or for a link never true, the link itself)."""
+    (None: its copy, or for a link never true, the link itself); ``closed``: ended by the
+    user's closures, whose date may move an end already given."""
     return [
         EndedLink(
-            c["object"], c["object_entity_id"], c["valid_until"], by.get(c["copy_of"], c["id"])
+            c["object"], c["object_entity_id"], c["valid_until"], by.get(c["copy_of"], c["id"]),
+            c["copy_of"] if closed and c["copy_of"] != c["id"] else None,
         )
         for c in [*ended.copies, *ended.never_true_links]
         if c["subject"] == USER_ENTITY and c["kind"] == FactKind.RELATIONSHIP.value
-    ]
+    ]  # fmt: skip
+
+
+# $1 dataset, $2 project, $3 the transaction's clock, $4 link rows a closure just ended
+# again, $5 their new copies, $6 the new ends, $7 the writing episode. What the old row's
+# end cascaded to ends where the link now ends, when that is later ("sold it 2 weeks ago",
+# then "no, 3 days ago": the mileage was true until 3 days ago); an earlier end moves by
+# the cascade itself.
+_FOLLOW = f"""
+WITH m AS (
+    SELECT * FROM unnest($4::bigint[], $5::bigint[], $6::timestamptz[]) AS m(old, new, until)
+),
+back AS (
+    UPDATE facts f SET invalid_at = $3, invalid_reason = 'reopened'
+    FROM m WHERE f.ended_by = m.old AND f.{_TENANT.replace(" AND ", " AND f.")}
+      AND f.invalid_at IS NULL AND f.end_reason = 'cascade' AND f.valid_until < m.until
+    RETURNING f.*, m.new AS new_by, m.until AS new_until
+)
+INSERT INTO facts ({COLUMNS})
+SELECT b.dataset, b.project_id, b.subject, b.predicate, b.object, b.kind,
+    b.subject_entity_id, b.object_entity_id, b.confidence, b.source_quote, $7,
+    CASE WHEN b.new_until > $3 THEN coalesce(b.embedding, o.embedding) END,
+    b.valid_from, b.new_until, $3, b.stated_at, b.id, b.new_by, 'cascade',
+    b.untrusted_reason, {PENDING}
+FROM back b LEFT JOIN facts o ON o.id = b.copy_of
+ORDER BY b.id
+RETURNING id
+"""
 
 
 _REMAINING = (
@@ -229,10 +260,14 @@ async def cascade(
 ) -> int:
     """End the facts anchored on every entity whose last user link ended here, at the
     link's end; returns how many ended. ``stated_at``: when the ending was said."""
+    moved = [x for x in links if x.moved_from is not None]
+    ended = len(await conn.fetch(
+        _FOLLOW, *tenant, [x.moved_from for x in moved], [x.by for x in moved],
+        [x.until for x in moved], episode_id,
+    )) if moved else 0  # fmt: skip
     by_entity: dict[str, list[EndedLink]] = {}
     for link in links:
         by_entity.setdefault(link.name, []).append(link)
-    ended = 0
     for name, group in by_entity.items():
         entity_id = next((x.entity_id for x in group if x.entity_id is not None), None)
         last = max(group, key=lambda x: x.until)

@@ -271,4 +271,4 @@ class EpisodeWriter:
             self.conn, self.t, self.event.episode_id, ends, "closed", keep_earlier_end=False
         )
         self.result.closed += len(done.copies)
-        return valid_ends.user_links(done, {})
+        return valid_ends.user_links(done, {}, closed=True)

@@ -160,6 +160,35 @@ CASES: dict[str, list[tuple[str, datetime, RawGraph]]] = {
         ("ep-3", ago(1), graph({"honda civic": "VEHICLE"},
                                claim("user", "drives", "honda civic", until=SOLD_3_DAYS_AGO))),
     ],
+    # "I sold my Civic 2 weeks ago", then "no, I sold it 3 days ago": its mileage, ended
+    # with the car, ends where the car's end moved to.
+    "sale-date-moved-later-with-mileage": [
+        ("ep-1", ago(30), CIVIC),
+        ("ep-2", ago(2), graph({"honda civic": "VEHICLE"},
+                               claim("user", "drives", "honda civic", until=SOLD_2_WEEKS_AGO))),
+        ("ep-3", ago(1), graph({"honda civic": "VEHICLE"},
+                               claim("user", "drives", "honda civic", until=SOLD_3_DAYS_AGO))),
+    ],
+    # The same two sales the other way round: "3 days ago", said later, arrives first and
+    # stands; so does the mileage's end with it.
+    "sale-date-said-later-first-with-mileage": [
+        ("ep-1", ago(30), CIVIC),
+        ("ep-3", ago(1), graph({"honda civic": "VEHICLE"},
+                               claim("user", "drives", "honda civic", until=SOLD_3_DAYS_AGO))),
+        ("ep-2", ago(2), graph({"honda civic": "VEHICLE"},
+                               claim("user", "drives", "honda civic", until=SOLD_2_WEEKS_AGO))),
+    ],
+    # Sold 2 weeks ago, driving it again since last week, sold again yesterday: the
+    # mileage of the first time ends with the first sale, not the second.
+    "car-had-again-then-sold-again": [
+        ("ep-1", ago(30), CIVIC),
+        ("ep-2", ago(10), graph({"honda civic": "VEHICLE"},
+                                claim("user", "drives", "honda civic", until=SOLD_2_WEEKS_AGO))),
+        ("ep-3", ago(6), graph({"honda civic": "VEHICLE"},
+                               claim("user", "drives", "honda civic", since=date_in(-7)))),
+        ("ep-4", ago(1 / 2), graph({"honda civic": "VEHICLE"},
+                                   claim("user", "drives", "honda civic", until=date_in(-1)))),
+    ],
     # Two dates of a sale ahead: "selling it in 10 days" (said yesterday) arrives before
     # "selling it in 20 days" (said two days ago).
     "two-sale-plans-out-of-order": [
@@ -472,6 +501,31 @@ async def test_a_fact_said_before_a_later_told_sale_stays_ended(run: Run) -> Non
         Row("user", "drives", "honda civic", "ep-3", "expired",
             valid_until=midnight(SOLD_3_DAYS_AGO), end="closed"),
     ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "name", ["sale-date-moved-later-with-mileage", "sale-date-said-later-first-with-mileage"]
+)
+async def test_what_hangs_on_the_car_ends_where_the_car_ends(run: Run, name: str) -> None:
+    sold = midnight(SOLD_3_DAYS_AGO)
+    believed = [r for r in await run.table(name) if r.state in ("live", "expired")]
+    assert [(r.object, r.valid_until, r.end) for r in believed] == [
+        ("80000 km", sold, "cascade"), ("honda civic", sold, "closed"),
+    ]  # fmt: skip
+    between = midnight(SOLD_2_WEEKS_AGO) + timedelta(days=1)
+    assert await run.true_at(name, between) == [
+        "honda civic has mileage of 80000 km", "user drives honda civic",
+    ]  # fmt: skip
+    assert await run.true_at(name, sold + timedelta(hours=1)) == []
+
+
+async def test_a_second_sale_leaves_what_hung_on_the_first_ownership(run: Run) -> None:
+    name = "car-had-again-then-sold-again"
+    believed = [r for r in await run.table(name) if r.state in ("live", "expired")]
+    (mileage,) = [r for r in believed if r.object == "80000 km"]
+    assert (mileage.valid_until, mileage.end) == (midnight(SOLD_2_WEEKS_AGO), "cascade")
+    assert await run.true_at(name, ago(3)) == ["user drives honda civic"]
+    assert await run.true_at(name, NOW) == []
 
 
 async def test_two_lone_sale_dates_leave_one_row(run: Run) -> None:
