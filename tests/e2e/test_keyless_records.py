@@ -9,27 +9,18 @@ tenant its payload names, once, and it lands.
 from __future__ import annotations
 
 import asyncio
-import time
 import uuid
 
 from typer.testing import CliRunner
 
 from streams.cli.main import app
 from streams.model.fakes.book import ScriptBook, TenantScript, claim, graph
-from streams.ops.dlq import REDRIVEN_FROM_HEADER, DeadLetter, list_dead_letters
-from streams.settings import Settings
+from streams.ops.dlq import REDRIVEN_FROM_HEADER
+from tests.support.dead_letters import wait_for_dead_letters
 from tests.support.events import episode
 from tests.support.fact_table import Row, fact_table
 from tests.support.kafka import cli_env, consume_all, produce
 from tests.support.pipeline import Pipeline, delete_pipeline_topics, pipeline_settings
-
-
-async def dead_letters(settings: Settings, stage: str, n: int) -> list[DeadLetter]:
-    deadline = time.monotonic() + 30
-    while len(found := await asyncio.to_thread(list_dead_letters, settings, stage)) < n:
-        assert time.monotonic() < deadline, f"{stage}: {len(found)} dead letters, not {n}"
-        await asyncio.sleep(0.2)
-    return found
 
 
 async def test_a_keyless_episode_is_dead_lettered_and_redriven_keyed_by_its_tenant(
@@ -53,7 +44,7 @@ async def test_a_keyless_episode_is_dead_lettered_and_redriven_keyed_by_its_tena
             await pipeline.publish(later)
             await pipeline.wait_done([later])  # the tenant is not held up
             for stage in ("summarize", "extract"):
-                (letter,) = await dead_letters(settings, stage, 1)
+                (letter,) = await wait_for_dead_letters(settings, stage)
                 assert letter.record.key is None and letter.value == raw  # untouched
                 assert letter.reason == (
                     "no_key: NoKey: record has no key; the key must be the tenant"
@@ -88,6 +79,6 @@ async def test_a_keyless_episode_is_dead_lettered_and_redriven_keyed_by_its_tena
                 CliRunner().invoke, app, ["dlq", "redrive", "extract"], env=env
             )
             assert again.exit_code == 0 and "redrove 0" in again.output, again.output
-            assert len(await dead_letters(settings, "extract", 1)) == 1  # no new letter
+            assert len(await wait_for_dead_letters(settings, "extract")) == 1  # no new letter
     finally:
         delete_pipeline_topics(settings)

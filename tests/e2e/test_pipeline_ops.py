@@ -20,8 +20,8 @@ from streams.kafka import admin as ka
 from streams.kafka.range_reader import read_ranges
 from streams.model.fakes.book import ScriptBook, TenantScript, always, claim, graph, verdicts
 from streams.model.ports import EmbedInput
-from streams.ops.dlq import DeadLetter, list_dead_letters
 from streams.settings import Settings
+from tests.support.dead_letters import wait_for_dead_letters
 from tests.support.events import BASE_TIME, episode
 from tests.support.fact_table import Row, drops, fact_table, table
 from tests.support.pipeline import Pipeline, delete_pipeline_topics, pipeline_settings
@@ -161,14 +161,6 @@ async def test_replay_reprocess_twice_converges(kafka_bootstrap: str, database_u
     assert ("ep-3", "dedup", "exact_duplicate", SOLD) in replayed
 
 
-async def wait_for_dead_letters(settings: Settings, stage: str, tenant: str) -> list[DeadLetter]:
-    deadline = time.monotonic() + 30
-    while not (found := await asyncio.to_thread(list_dead_letters, settings, stage, tenant=tenant)):
-        assert time.monotonic() < deadline, f"no dead letter of {tenant} in {stage}"
-        await asyncio.sleep(0.2)
-    return found
-
-
 async def test_dlq_redrive_brings_a_fixed_record_through(
     kafka_bootstrap: str, database_url: str
 ) -> None:
@@ -205,7 +197,7 @@ async def test_dlq_redrive_brings_a_fixed_record_through(
         async with pipeline:
             await pipeline.publish(stuck, behind, other)
             await pipeline.wait_done([other, behind])  # neither waits for the claim timeout
-            letters = await wait_for_dead_letters(settings, "resolve", key)
+            letters = await wait_for_dead_letters(settings, "resolve", tenant=key)
             assert len(letters) == settings.max_retries  # one per run of the episode
             for letter in letters:
                 assert letter.reason.startswith("handler_error: ModelCallFailed")
