@@ -119,6 +119,10 @@ class Settings(BaseSettings):
     # for that long, a sink once it holds outputs (streams/runtime/cadence.py).
     commit_interval_ms: int = Field(default=400, ge=1)
     commit_quiet_ms: int = Field(default=50, ge=1)
+    # A consumer of the episodes topic lets records gather this long before a fetch returns
+    # them (0: each as it comes). Applications publish record by record, so without it every
+    # episode is a fetch request and a pass of the worker's loop (streams/runtime/config.py).
+    source_fetch_wait_ms: int = Field(default=100, ge=0, le=500)
     max_poll_interval_ms: int = Field(default=300_000, ge=1000)
     session_timeout_ms: int = Field(default=45_000, ge=1000)
     transient_max_attempts: int = Field(default=6, ge=1)

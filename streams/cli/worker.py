@@ -107,6 +107,7 @@ async def run_worker(
             instance_id=instance_id,
             concurrency=concurrency,
             metrics_port=metrics_port,
+            input_topic=stage.input_topic,
         )
         worker = Worker(stage, cfg, metrics=metrics, install_signals=True, ready_checks=checks)
         return await worker.run()

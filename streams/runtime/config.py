@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from streams.pipeline import EPISODES
 from streams.settings import Settings, producer_max_bytes
 
 _seq = itertools.count(1)
@@ -21,6 +22,10 @@ def default_instance_id() -> str:
 
 
 # Settings a worker takes over as they are.
+# More than a fetch's wait brings in below capacity, so a gathering fetch returns after its
+# wait, or at once when a backlog holds this much.
+GATHER_BYTES = 1 << 20
+
 _FROM_SETTINGS = (
     "shutdown_deadline_s", "max_poll_interval_ms", "session_timeout_ms", "transient_max_attempts",
     "transient_min_retry_s", "kafka_txn_watchdog_s", "max_record_bytes",
@@ -65,6 +70,10 @@ class WorkerConfig:
     # Pause fetching when this many finished records wait for a lower offset.
     max_held: int = 10_000
     statistics_interval_ms: int = 5_000
+    # How long a fetch waits for records (librdkafka's fetch.wait.max.ms), and how many
+    # bytes it waits for (fetch.min.bytes): see consumer_conf.
+    fetch_wait_ms: int = 500
+    fetch_min_bytes: int = 1
     # Consecutive failed commits before the worker gives up (exit 1, restart by supervisor).
     max_commit_failures: int = 20
     # Overrides the stage's own lane_by (streams/runtime/stage.py) when set.
@@ -92,8 +101,12 @@ class WorkerConfig:
         instance_id: str | None = None,
         concurrency: int | None = None,
         metrics_port: int | None = None,
+        input_topic: str | None = None,
         **overrides: Any,
     ) -> WorkerConfig:
+        """The worker's settings; ``input_topic``, when it is the episodes topic, makes its
+        fetches gather records for ``source_fetch_wait_ms`` (see :func:`consumer_conf`)."""
+        gather = input_topic == settings.topic(EPISODES) and settings.source_fetch_wait_ms > 0
         cfg = cls(
             stage=stage,
             group=group or f"factstream-{stage}",
@@ -107,6 +120,10 @@ class WorkerConfig:
             **{name: getattr(settings, name) for name in _FROM_SETTINGS},
             metrics_host=settings.metrics_bind_address,
         )
+        if gather:
+            cfg = replace(
+                cfg, fetch_wait_ms=settings.source_fetch_wait_ms, fetch_min_bytes=GATHER_BYTES
+            )
         return replace(cfg, **overrides)
 
 
@@ -125,11 +142,13 @@ def consumer_conf(cfg: WorkerConfig) -> dict[str, Any]:
             "max.poll.interval.ms": cfg.max_poll_interval_ms,
             "session.timeout.ms": cfg.session_timeout_ms,
             "heartbeat.interval.ms": max(100, min(3000, cfg.session_timeout_ms // 3)),
-            # A fetch returns as soon as records come; with none it returns empty after
-            # this, and every empty fetch is a request the broker serves (its CPU, not
-            # ours). A resumed partition can wait up to this for the fetch in flight,
-            # which only happens under backpressure, with records still queued.
-            "fetch.wait.max.ms": 500,
+            # By default a fetch returns as soon as records come; with none it returns
+            # empty after fetch_wait_ms, and every empty fetch is a request the broker
+            # serves (its CPU, not ours). A resumed partition can wait up to this for the
+            # fetch in flight, which only happens under backpressure, with records still
+            # queued. A source consumer (gathering) waits the whole time for its records.
+            "fetch.wait.max.ms": cfg.fetch_wait_ms,
+            "fetch.min.bytes": cfg.fetch_min_bytes,
         }
     )
     if cfg.statistics_interval_ms > 0:

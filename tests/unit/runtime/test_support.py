@@ -8,8 +8,9 @@ import urllib.request
 
 import pytest
 
+from streams.pipeline import EPISODES
 from streams.runtime import jsonlog
-from streams.runtime.config import WorkerConfig
+from streams.runtime.config import GATHER_BYTES, WorkerConfig, consumer_conf
 from streams.runtime.metrics import WorkerMetrics
 from streams.runtime.metrics_http import MetricsServer
 from streams.settings import Settings
@@ -76,3 +77,21 @@ def test_config_from_settings() -> None:
     assert WorkerConfig.from_settings(s, "extract").transactional_id.startswith(
         "factstream-extract-"
     )
+
+
+def test_consumers_of_the_episodes_topic_let_records_gather_for_the_source_fetch_wait() -> None:
+    s = Settings(topic_prefix="x.", source_fetch_wait_ms=120)
+    source = consumer_conf(WorkerConfig.from_settings(s, "extract", input_topic=s.topic(EPISODES)))
+    # A fetch returns after the wait (a lone record included), or at once on a backlog.
+    assert source["fetch.wait.max.ms"] == 120
+    assert source["fetch.min.bytes"] == GATHER_BYTES
+    # A stage topic's records land at once, at each upstream commit: taken as they come.
+    stage = consumer_conf(
+        WorkerConfig.from_settings(s, "resolve", input_topic=s.topic("facts.extracted"))
+    )
+    assert (stage["fetch.wait.max.ms"], stage["fetch.min.bytes"]) == (500, 1)
+    off = Settings(topic_prefix="x.", source_fetch_wait_ms=0)
+    conf = consumer_conf(
+        WorkerConfig.from_settings(off, "extract", input_topic=off.topic(EPISODES))
+    )
+    assert (conf["fetch.wait.max.ms"], conf["fetch.min.bytes"]) == (500, 1)
