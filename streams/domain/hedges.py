@@ -2,10 +2,12 @@
 
 "Maybe I'll move to Denver", "I might move to Denver", "I'm thinking about moving to
 Denver", "Quizás me mude a Barcelona", "Возможно, я перееду в Казань", "也许我会搬到上海",
-"デンバーに引っ越すかもしれない": a quote cut after the word that makes it a possibility
-is not the user's statement, nor is one inside a "whether" ("I wonder if I should move",
-"Do you know if I need a visa", "ob ich nach Berlin ziehe") or a doubt ("I doubt I'll
-move"). The word counts in the quote's own clause before it (back to
+"デンバーに引っ越すかもしれない", "There's a chance I'll move", "I'm toying with the idea of
+moving", "I could move next year", "Igual me mudo", "Может, я перееду", "Bisa jadi saya
+pindah", "Chắc tôi sẽ chuyển", "我在考虑搬到上海": a quote cut after the word that makes it
+a possibility is not the user's statement, nor is one inside a "whether" ("I wonder if I
+should move", "Do you know if I need a visa", "ob ich nach Berlin ziehe") or a doubt ("I
+doubt I'll move"). The word counts in the quote's own clause before it (back to
 a conjunction joining another statement: "Maybe I'll go hiking, and I live in Denver"),
 or as a clause of its own just before ("Возможно, я ..."). A quote that keeps the word
 ("Maybe I'll move to Denver" quoted whole) is the claim's business, as a negation kept in
@@ -17,12 +19,15 @@ that's why I love hiking", "I might as well tell you", "No doubt I'm a morning p
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from streams.domain.mood import JOINS, POSSESSIVES
 from streams.domain.wording import (
     Wording,
     ends_with_phrase,
     phrase_ending,
     phrase_index,
+    tokens,
     word_set,
 )
 
@@ -37,13 +42,39 @@ _POSSIBLY = phrase_index(
         "wonder whether", "wondering whether", "know if", "know whether", "sure if",
         "sure whether", "decide if", "decide whether", "deciding if", "deciding whether",
         "whether", "ob", "je me demande si", "i doubt", "dudo que", "doute que", "bezweifle",
+        "there's a chance", "there is a chance", "there's a small chance", "chances are",
     ),
 )  # fmt: skip
 # Only just before the quote: "I'm thinking about moving to Denver" (not "I keep thinking
 # about how I lost my job").
 _JUST_BEFORE = phrase_index(
-    "", phrases=("thinking about", "thinking of", "pensando en", "pensando em", "pensando di")
-)
+    "",
+    phrases=(
+        "thinking about", "thinking of", "pensando en", "pensando em", "pensando di",
+        "toying with the idea of", "playing with the idea of", "flirting with the idea of",
+        "考虑", "考慮",
+    ),
+)  # fmt: skip
+# Possibility words only opening their clause: Spanish "Igual me mudo" (not "es igual
+# que", "Igual que mi padre"), Russian "Может, я перееду", "Может я" (not "Он может
+# работать": "can"), Indonesian "Bisa jadi saya pindah" (not "Saya bisa jadi guru").
+# Vietnamese "Chắc tôi sẽ", Indonesian "Kayaknya saya akan": "I guess I'll", only before
+# a subject and a future (not "Chắc chắn" "surely", nor a belief, "Kayaknya saya alergi").
+_OPENING_ONLY = phrase_index("igual может chắc kayaknya", phrases=("bisa jadi",))
+_GUESSES = frozenset(tuple(tokens(w)) for w in ("chắc", "kayaknya"))
+_GUESSING = word_set("tôi mình em anh chúng saya aku kami kita")
+_GUESSED_FUTURE = word_set("sẽ akan bakal")
+_JUST = "just"
+_IGUAL, _MOZHET = ("igual",), tuple(tokens("может"))
+# "Igual me mudo", "Igual vuelvo", not "Igual que", nor "igual" as "anyway" before a
+# past ("Llovía, igual salí a correr").
+_AFTER_IGUAL = word_set("me te se nos lo la le les los las no ya voy estoy soy doy")
+_RUSSIAN_SPEAKERS = word_set("я мы")
+# "I could move to Denver next year": "could" a possibility only with a time to come in
+# its clause ("I could swim when I was five", "I couldn't find my keys" stand).
+_COULD, _SPEAKERS, _NOT = "could", word_set("i we"), "not"
+_TO_COME = word_set("tomorrow someday")  # not "soon", "eventually": told of a past too
+_PERIODS = word_set("year month week summer spring autumn fall winter semester weekend")
 # Just before the quote (or before "ever"): "I rarely eat meat", "Saya jarang minum kopi";
 # only there, since they say how often, not "not" ("I rarely go out as I have a newborn").
 _RARELY = phrase_index(
@@ -53,6 +84,7 @@ _RARELY = phrase_index(
 # Before a verb's -ing form only: "I'm considering moving to Denver" (not "Considering I
 # live in Denver, ...").
 _CONSIDERING = word_set("considering contemplating")
+_PROGRESSIVE = word_set("am are is was were been")
 # Between a hedge and the quote, words that make the hedge one of the telling ("You might
 # remember that I ...", "Maybe I should mention I'm ...", "Maybe that's why I ...") or end
 # its clause ("I might be biased since I'm a teacher"; Dutch "maar", Indonesian "karena"),
@@ -111,6 +143,8 @@ def hedged(said: Wording, start: int, end: int) -> bool:
         hedge = _hedge_ending(words, at)
         if hedge is not None:
             return not (given and hedge in _WHETHER)
+        if _opening_hedge(said, at) or (words[at - 1] == _COULD and _could_plan(said, at)):
+            return not given
         if _stops(words, at):
             return False  # "..., and I live in Denver", "You might remember that I ..."
         at -= 1
@@ -123,8 +157,10 @@ def _just_before(words: list[str], start: int) -> bool:
     "rarely" (or "rarely ever", "hardly ever", 很少) just before the quote."""
     if ends_with_phrase(words, start, _JUST_BEFORE):
         return words[start] not in _ARTICLES
-    if start > 0 and words[start - 1] in _CONSIDERING:
-        return words[start].endswith("ing")
+    if start > 0 and words[start - 1] in _CONSIDERING:  # "... moving", "I'm ... a move"
+        return words[start].endswith("ing") or (
+            words[start] in _ARTICLES and start > 1 and words[start - 2] in _PROGRESSIVE
+        )
     at = start - (start > 1 and words[start - 1] == "ever")  # "rarely ever"
     return ends_with_phrase(words, at, _RARELY)
 
@@ -172,8 +208,44 @@ def _to_the_addressed(before: str, nxt: str) -> bool:
 def _a_hedge_alone(said: Wording, first: int, clause_start: int) -> bool:
     """Whether the clause ending at ``clause_start`` is only a possibility word
     ("Возможно,", "Maybe,")."""
-    hedge = phrase_ending(said.words, clause_start, _POSSIBLY)
+    hedge = phrase_ending(said.words, clause_start, _POSSIBLY) or phrase_ending(
+        said.words, clause_start, _OPENING_ONLY
+    )
     if hedge is None:
         return False
     opening = clause_start - len(hedge)
+    if opening > first and said.words[opening - 1] == _JUST:
+        opening -= 1  # "Maybe, just maybe, I'll ..."
     return opening <= first or opening in said.breaks
+
+
+def _opening_hedge(said: Wording, at: int) -> bool:
+    """Whether a possibility word that counts only opening its clause ends just before
+    ``said.words[at]`` and opens the clause."""
+    words = said.words
+    hedge = phrase_ending(words, at, _OPENING_ONLY)
+    if hedge is None:
+        return False
+    opening = at - len(hedge)
+    if not (opening in said.breaks or opening == said.sentence_span(said.sentence_of(at))[0]):
+        return False
+    if hedge == _IGUAL:
+        return at < len(words) and (words[at] in _AFTER_IGUAL or words[at].endswith("o"))
+    if hedge in _GUESSES:
+        nxt = words[at : at + 2]
+        return len(nxt) == 2 and nxt[0] in _GUESSING and nxt[1] in _GUESSED_FUTURE
+    return hedge != _MOZHET or words[at] in _RUSSIAN_SPEAKERS
+
+
+def _could_plan(said: Wording, at: int) -> bool:
+    """Whether "could" before ``said.words[at]`` follows "I" or "we" and its clause says a
+    time to come ("next year", "soon")."""
+    words = said.words
+    if at < 2 or words[at - 2] not in _SPEAKERS or words[at] == _NOT:
+        return False
+    lo = max((b for b in said.breaks if b <= at), default=0)
+    hi = min((b for b in said.breaks if b > at), default=len(words))
+    clause = words[lo:hi]
+    if not _TO_COME.isdisjoint(clause):
+        return True
+    return any(w == "next" and nxt in _PERIODS for w, nxt in pairwise(clause))

@@ -20,7 +20,6 @@ import re
 from collections.abc import Sequence
 
 from streams.domain.wording import (
-    ends_with_phrase,
     folded_words,
     normalise,
     phrase_ending,
@@ -127,40 +126,6 @@ def opening_condition(words: Sequence[str], first: int, start: int, breaks: froz
                 return False  # "As long as I've lived here,", "As long as it takes,"
             return any(b in breaks for b in range(first + len(phrase), start + 1))
     return False
-
-
-# A time clause that opens the sentence before a future one is a condition: "When I move
-# to Denver, I'll buy a car", "Once I get the job, I will move" (not "When I was a kid, I
-# lived in Denver": no future in the quote's clause; "going to" is left out: "I'm going to
-# therapy" says where, not when; "before" and "until" clauses state plans).
-_TEMPORAL_OPENINGS = frozenset([*folded_words("when once after"), ("as", "soon", "as")])
-_NOT_TEMPORAL = frozenset([("when", "it", "comes", "to")])  # "When it comes to food, ..."
-_CLAUSE_SUBJECTS = _SUBJECTS | word_set("you the my our your his her their")
-_FUTURE = phrase_index("will shall werde wirst wird werden")
-# A time clause told in the past ("When you asked earlier, I said I will"): no condition.
-_PAST = word_set("was were did had said asked told")
-
-
-def future_after_time(words: Sequence[str], span: tuple[int, int, int], breaks: frozenset[int]
-                      ) -> bool:  # fmt: skip
-    """Whether the sentence from ``span[0]`` opens with a time clause ("When I move,")
-    ending before the quote at ``span[1]:span[2]``, whose own clause says a future."""
-    first, start, end = span
-    opening = next((o for o in _TEMPORAL_OPENINGS if tuple(words[first : first + len(o)]) == o),
-                   None)  # fmt: skip
-    if opening is None or tuple(words[first : first + 4]) in _NOT_TEMPORAL:
-        return False
-    clause = max((b for b in breaks if first + len(opening) < b <= start), default=None)
-    if clause is None:
-        return False
-    time = words[first + len(opening) : clause]
-    if _CLAUSE_SUBJECTS.isdisjoint(time) or any(_past(w) for w in time):
-        return False  # "After work, I will call", "Once again, I'll be": no clause
-    return any(ends_with_phrase(words, at, _FUTURE) for at in range(clause + 1, end + 1))
-
-
-def _past(word: str) -> bool:
-    return word in _PAST or (len(word) > 4 and word.endswith("ed"))
 
 
 # Words that make a question one the user asks the assistant, or not yes/no: a quote of

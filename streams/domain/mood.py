@@ -5,7 +5,9 @@ a statement the user did not make, and so does the second half of "If I get the 
 will move to Berlin". A quote that is the user's own yes/no question with its opening
 ("Do", "Should I") or its closing particle (吗, か) cut off, or that follows a condition
 in its sentence, or just after a wish ("I wish I had a dog", "I'd like to live in
-Lisbon", "I used to live in Berlin", "I almost moved"), is not the user's claim.
+Lisbon", "I used to live in Berlin", "I almost moved"), is not the user's claim; nor is
+a future after a time clause ("When I move, I'll buy a car": streams/domain/
+time_clauses.py) or the action a question asks advice on (streams/domain/advice.py).
 
 What a user tells an assistant in passing stands: a whole question quoted ("What should I
 get my wife for our anniversary?" says the user has a wife), a request ("Can you help me
@@ -22,22 +24,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from streams.domain.advice import advice_opening, marked_opening, weighed
 from streams.domain.fiction import fictional, supposing_at
 from streams.domain.marks import (
     any_trailing,
     asked_whole,
-    future_after_time,
     inverted_condition,
     opening_condition,
     trailing_condition,
 )
+from streams.domain.time_clauses import future_after_time
 from streams.domain.views import FIRST_PERSON, reported, wished_after
 from streams.domain.wording import (
     Wording,
     ends_with_phrase,
     phrase_ending,
     phrase_index,
-    tokens,
     word_set,
 )
 
@@ -51,35 +53,6 @@ _AUXILIARIES = word_set(
     " might must soll sollte kann könnte muss darf bin habe werde dois devrais puis peux"
     " suis ai devo posso sono ho moet kan zal ben heb"
 )
-_QUESTION_OPENINGS = frozenset(
-    tuple(tokens(opening))
-    for opening in (
-        "do you think", "do you think that", "is it possible", "is it possible that",
-        "est-ce que", "crois-tu que", "tu crois que", "glaubst du", "glaubst du dass",
-        "denkst du", "denkst du dass", "crees que", "tú crees que", "será que",
-        "é possível que", "es posible que", "ты думаешь", "как думаешь", "стоит ли мне",
-        "czy myślisz że", "你觉得", "你说", "is it a good idea to", "is it a good idea",
-        "is it worth", "does it make sense to", "tu me conseilles de", "is it a bad idea to",
-        "is it smart to", "is it worth it to", "would you advise me to",
-    )
-)  # fmt: skip
-# Openings that are a question only with its mark ("¿Vale la pena mudarme a Madrid?";
-# "Vale la pena, yo me mudé a Valencia" says it was worth it).
-_MARKED_OPENINGS = frozenset(
-    tuple(tokens(opening))
-    for opening in (
-        "vale la pena", "lohnt es sich", "vale a pena", "ha senso", "est-ce une bonne idée de",
-    )
-)  # fmt: skip
-# Asking advice about what the user would do ("Would you recommend I move to Denver?"),
-# not a request ("Would you recommend a dentist near my office?").
-_ADVICE_OPENINGS = frozenset(
-    tuple(tokens(opening))
-    for opening in (
-        "would you recommend", "do you recommend", "would you suggest", "do you suggest",
-        "would you advise", "do you advise",
-    )
-)  # fmt: skip
 _CLOSING_PARTICLES = word_set("吗 嗎 か 呢")
 _LI = "ли"  # Russian: a yes/no question's particle after its first word
 # Words that open what the user's words take as given, whatever the sentence does.
@@ -98,6 +71,7 @@ _CONDITIONS = phrase_index(
 # Conditions only as a sentence's first word with a clause of their own after them: "Si
 # consigo el trabajo, me mudo" (not "Sí, vivo en Madrid", nor reflexive "Se mudó").
 _OPENING_CONDITIONS = word_set("si se als")
+_ALS, _GERMAN_ONLY_SUBJECTS = "als", word_set("ich du wir ihr")
 # Where the condition's reach ends, looking back from the quote: a conjunction joining
 # two statements in the quote's own clause (not "then", which introduces what a
 # condition leads to; one inside the condition, "if I get the job and a flat,", does not).
@@ -162,13 +136,15 @@ def asked(said: Wording, start: int, end: int) -> bool:
     """Whether ``said.words[start:end]`` is the user's yes/no question with its opening
     or its closing particle cut off: a statement made of a question."""
     sentence = said.sentence_of(start)
-    if sentence != said.sentence_of(end - 1) or said.words[start] in _POSSESSIVES:
+    if sentence != said.sentence_of(end - 1):
         return False
     first, last = said.sentence_span(sentence)
     opening, closing = tuple(said.words[first:start]), said.words[end:last]
+    if said.words[start] in _POSSESSIVES:  # given, unless it is the action weighed
+        return weighed(opening, said.words[start:end]) and sentence in said.asked
     if _a_yes_no_opening(opening, said.words[start]):
         return True  # "should i quit my job" is asked with or without its mark
-    if opening in _MARKED_OPENINGS:
+    if marked_opening(opening):
         return sentence in said.asked
     if len(closing) == 1 and closing[0] in _CLOSING_PARTICLES and end not in said.breaks:
         return not opening or (len(opening) <= _ASKED_BEFORE and sentence in said.asked)
@@ -180,12 +156,8 @@ def asked(said: Wording, start: int, end: int) -> bool:
 def _a_yes_no_opening(opening: tuple[str, ...], first_quoted: str) -> bool:
     """ "Should I", "Soll ich", "Czy", "Do you think", or "Do" before "I ...": the opening
     of the user's yes/no question."""
-    if opening in _QUESTION_OPENINGS:
+    if advice_opening(opening, first_quoted):
         return True
-    if opening in _ADVICE_OPENINGS:  # "Would you recommend I move", "... moving"
-        return first_quoted in FIRST_PERSON or first_quoted.endswith("ing")
-    if opening[:-1] in _ADVICE_OPENINGS and opening[-1:] and opening[-1] in FIRST_PERSON:
-        return True  # "move to Denver" from "Would you recommend I move to Denver?"
     if not opening or len(opening) > _ASKED_BEFORE:
         return False
     if opening[0] in _QUESTION_PARTICLES:
@@ -262,6 +234,8 @@ def _an_opening_condition(said: Wording, first: int, quote: tuple[int, int, int]
         return False
     if first + 1 in said.breaks:
         return False  # "Sí, vivo en Madrid"
+    if said.words[first] == _ALS and said.words[first + 1] in _GERMAN_ONLY_SUBJECTS:
+        return False  # German "Als ich in Berlin wohnte": a past time, not Dutch "if"
     if start == first + 1:  # the condition itself, if a clause follows it
         return any(b in said.breaks for b in range(end, last))
     return any(b in said.breaks for b in range(first + 2, start + 1))
