@@ -27,6 +27,13 @@ _QUESTION_OPENINGS = _openings(
     "czy myślisz że", "你觉得", "你说", "is it a good idea to", "is it a good idea",
     "is it worth", "does it make sense to", "tu me conseilles de", "is it a bad idea to",
     "is it smart to", "is it worth it to", "would you advise me to",
+    # Asked by their order alone ("would it be smart to get a second dog or nah").
+    "would it be smart to", "would it be wise to", "would it be a good idea to",
+    "would it be smart for me to", "would it be wise for me to", "is it smart for me to",
+    "is it wise for me to", "is it a good idea for me to", "would it be smarter to",
+    "será que vale a pena", "czy to dobry pomysł", "czy to dobry pomysł żeby", "czy warto",
+    "có nên", "tôi có nên", "mình có nên", "em có nên",
+    "هل من الأفضل أن", "هل من الافضل ان",
 )  # fmt: skip
 # A question only with its mark ("¿Vale la pena mudarme a Madrid?"; "Vale la pena, yo me
 # mudé a Valencia" says it was worth it). The word that joins the action ("to", "de",
@@ -40,7 +47,7 @@ _MARKED_OPENINGS = _openings(
     "est-ce que ça vaut le coup", "ça vaut le coup", "ist es eine gute idee",
     "ist es sinnvoll", "wäre es sinnvoll", "ist es klug", "is het verstandig",
     "is het een goed idee", "is het slim", "é uma boa ideia", "é boa ideia",
-    "è una buona idea",
+    "è una buona idea", "apa sebaiknya", "apakah sebaiknya",
 )  # fmt: skip
 _JOINING = word_set("to de d om te zu que di")
 # Asking advice about what the user would do ("Would you recommend I move to Denver?"),
@@ -52,6 +59,19 @@ _ADVICE_OPENINGS = _openings(
 # German and Dutch put the verb last, after "zu", "te": "meinen Job zu kündigen" is the
 # action weighed, not only what the question takes as given.
 _VERB_LAST = word_set("zu te")
+
+
+# Closing a question, after the action it weighs: Turkish "İşimi bırakmam mantıklı mı?",
+# Chinese "辞职去旅行是个好主意吗？".
+_CLOSINGS = _openings(
+    "mantıklı mı", "iyi bir fikir mi", "doğru mu", "是个好主意吗", "是一个好主意吗", "是好主意吗",
+    "好不好", "值得吗",
+)  # fmt: skip
+
+
+def advice_closing(closing: list[str]) -> bool:
+    """Whether ``closing``, all that follows the quote in its question, asks advice on it."""
+    return tuple(closing) in _CLOSINGS
 
 
 def marked_opening(opening: tuple[str, ...]) -> bool:

@@ -42,7 +42,10 @@ _POSSIBLY = phrase_index(
         "wonder whether", "wondering whether", "know if", "know whether", "sure if",
         "sure whether", "decide if", "decide whether", "deciding if", "deciding whether",
         "whether", "ob", "je me demande si", "i doubt", "dudo que", "doute que", "bezweifle",
-        "there's a chance", "there is a chance", "there's a small chance", "chances are",
+        "there's a chance", "there is a chance", "chances are", "odds are",
+        "there's a possibility", "there is a possibility", "có thể sẽ",
+        *(f"there{be} a {size} {odds}" for be in ("'s", " is") for odds in ("chance", "possibility")
+          for size in ("good", "small", "slight", "real", "decent", "fair", "high", "strong")),
     ),
 )  # fmt: skip
 # Only just before the quote: "I'm thinking about moving to Denver" (not "I keep thinking
@@ -52,6 +55,7 @@ _JUST_BEFORE = phrase_index(
     phrases=(
         "thinking about", "thinking of", "pensando en", "pensando em", "pensando di",
         "toying with the idea of", "playing with the idea of", "flirting with the idea of",
+        "mulling over the idea of", "mulling over",
         "考虑", "考慮",
     ),
 )  # fmt: skip
@@ -60,10 +64,13 @@ _JUST_BEFORE = phrase_index(
 # работать": "can"), Indonesian "Bisa jadi saya pindah" (not "Saya bisa jadi guru").
 # Vietnamese "Chắc tôi sẽ", Indonesian "Kayaknya saya akan": "I guess I'll", only before
 # a subject and a future (not "Chắc chắn" "surely", nor a belief, "Kayaknya saya alergi").
-_OPENING_ONLY = phrase_index("igual может chắc kayaknya", phrases=("bisa jadi",))
-_GUESSES = frozenset(tuple(tokens(w)) for w in ("chắc", "kayaknya"))
+# Vietnamese "Có thể tôi sẽ" ("maybe I will"; "có thể" alone is "can": "Tôi có thể bơi").
+_OPENING_ONLY = phrase_index(
+    "igual может chắc kayaknya kayanya kyknya", phrases=("bisa jadi", "có thể")
+)
+_GUESSES = frozenset(tuple(tokens(w)) for w in ("chắc", "kayaknya", "kayanya", "kyknya", "có thể"))
 _GUESSING = word_set("tôi mình em anh chúng saya aku kami kita")
-_GUESSED_FUTURE = word_set("sẽ akan bakal")
+_GUESSED_FUTURE = word_set("sẽ akan bakal mau")
 _JUST = "just"
 _IGUAL, _MOZHET = ("igual",), tuple(tokens("может"))
 # "Igual me mudo", "Igual vuelvo", not "Igual que", nor "igual" as "anyway" before a
@@ -72,8 +79,12 @@ _AFTER_IGUAL = word_set("me te se nos lo la le les los las no ya voy estoy soy d
 _RUSSIAN_SPEAKERS = word_set("я мы")
 # "I could move to Denver next year": "could" a possibility only with a time to come in
 # its clause ("I could swim when I was five", "I couldn't find my keys" stand).
-_COULD, _SPEAKERS, _NOT = "could", word_set("i we"), "not"
+_COULD, _SPEAKERS = "could", word_set("i we")
+# "I could not", "I could hardly believe that tomorrow ...": no plan.
+_COULD_NOT = word_set("not hardly barely scarcely never believe")
 _TO_COME = word_set("tomorrow someday")  # not "soon", "eventually": told of a past too
+_QAD, _IMPERFECT, _PAST_ENDINGS = "قد", ("ا", "ن", "ي", "ت"), ("ت", "نا", "وا", "تم")
+_ARABIC_TO_COME = word_set("القادم القادمة المقبل المقبلة قريبا غدا لاحقا")
 _PERIODS = word_set("year month week summer spring autumn fall winter semester weekend")
 # Just before the quote (or before "ever"): "I rarely eat meat", "Saya jarang minum kopi";
 # only there, since they say how often, not "not" ("I rarely go out as I have a newborn").
@@ -94,8 +105,12 @@ _STOPS = frozenset(JOINS) | word_set(
     " ricordi ricorda souviens souvenez erinnerst erinnern lembra lembre lembras weet"
     " помнишь помните ingat nhớ 记 記 忘 भूल تتذكر maar want omdat bo karena padahal が"
     " obwohl хотя saber sabes dije dicho hatırlarsın hatırlıyorsun biliyorsun surprisingly"
-    " ironically honestly frankly interestingly funnily luckily sadly"
+    " ironically honestly frankly interestingly funnily luckily sadly soalnya sebab"
+    " considering çünkü como parce puisque weil denn"
 )
+_REASONS = word_set("as bc cuz cos coz bcs bcuz where while whereas")  # before "I", "we"
+_GIVEN_SUBJECTS = word_set("我 我们 我們")
+_THAT_VI = {"that": word_set("now given seeing"), "vi": word_set("tại bởi")}
 _DUTCH_SUBJECTS = word_set("ik je jij we wij hij zij ze")  # Dutch "en ik": "and I"
 # A hedge of what the person addressed knows or heard ("You might have noticed I'm new",
 # "Maybe you heard I got engaged", "你可能已经知道", "Belki duymuşsundur"), not the user's.
@@ -145,6 +160,8 @@ def hedged(said: Wording, start: int, end: int) -> bool:
             return not (given and hedge in _WHETHER)
         if _opening_hedge(said, at) or (words[at - 1] == _COULD and _could_plan(said, at)):
             return not given
+        if words[at - 1] == _QAD and _arabic_may(said, at):
+            return not given
         if _stops(words, at):
             return False  # "..., and I live in Denver", "You might remember that I ..."
         at -= 1
@@ -155,8 +172,8 @@ def hedged(said: Wording, start: int, end: int) -> bool:
 def _just_before(words: list[str], start: int) -> bool:
     """ "thinking about" (not before "the trip I took"), "considering" before an -ing, or
     "rarely" (or "rarely ever", "hardly ever", 很少) just before the quote."""
-    if ends_with_phrase(words, start, _JUST_BEFORE):
-        return words[start] not in _ARTICLES
+    if ends_with_phrase(words, start, _JUST_BEFORE):  # not "请考虑我是素食者" (consider that)
+        return words[start] not in _ARTICLES and words[start] not in _GIVEN_SUBJECTS
     if start > 0 and words[start - 1] in _CONSIDERING:  # "... moving", "I'm ... a move"
         return words[start].endswith("ing") or (
             words[start] in _ARTICLES and start > 1 and words[start - 2] in _PROGRESSIVE
@@ -167,6 +184,10 @@ def _just_before(words: list[str], start: int) -> bool:
 
 def _stops(words: list[str], at: int) -> bool:
     word = words[at - 1]
+    if word in _REASONS:  # "I could visit you next summer as I'm off in July": a reason
+        return words[at] in _SPEAKERS
+    if word in _THAT_VI and at > 1:  # "now that I've ...", Vietnamese "tại vì" (because)
+        return words[at - 2] in _THAT_VI[word]
     if word == "en":
         return words[at] in _DUTCH_SUBJECTS  # Dutch "en ik", not "en verano"
     return word in _STOPS
@@ -237,11 +258,21 @@ def _opening_hedge(said: Wording, at: int) -> bool:
     return hedge != _MOZHET or words[at] in _RUSSIAN_SPEAKERS
 
 
+def _arabic_may(said: Wording, at: int) -> bool:
+    """Whether قد before ``said.words[at]`` is "may": before a verb not in the past (قد
+    انتقلت is "I have moved") in a clause with a time to come ("قد أنتقل العام القادم")."""
+    verb = said.words[at] if at < len(said.words) else ""
+    if not verb.startswith(_IMPERFECT) or verb.endswith(_PAST_ENDINGS):
+        return False
+    hi = min((b for b in said.breaks if b > at), default=len(said.words))
+    return not _ARABIC_TO_COME.isdisjoint(said.words[at:hi])
+
+
 def _could_plan(said: Wording, at: int) -> bool:
     """Whether "could" before ``said.words[at]`` follows "I" or "we" and its clause says a
     time to come ("next year", "soon")."""
     words = said.words
-    if at < 2 or words[at - 2] not in _SPEAKERS or words[at] == _NOT:
+    if at < 2 or words[at - 2] not in _SPEAKERS or words[at] in _COULD_NOT:
         return False
     lo = max((b for b in said.breaks if b <= at), default=0)
     hi = min((b for b in said.breaks if b > at), default=len(words))

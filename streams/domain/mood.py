@@ -24,8 +24,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from streams.domain.advice import advice_opening, marked_opening, weighed
+from streams.domain.advice import advice_closing, advice_opening, marked_opening, weighed
 from streams.domain.fiction import fictional, supposing_at
+from streams.domain.futures import italian_reflexive
 from streams.domain.marks import (
     any_trailing,
     asked_whole,
@@ -53,6 +54,8 @@ _AUXILIARIES = word_set(
     " might must soll sollte kann könnte muss darf bin habe werde dois devrais puis peux"
     " suis ai devo posso sono ho moet kan zal ben heb"
 )
+# A clause of reasons or circumstances inside a question states them ("since I'm ...").
+_GIVEN_REASONS = word_set("da weil nu omdat since because now puisque porque")
 _CLOSING_PARTICLES = word_set("吗 嗎 か 呢")
 _LI = "ли"  # Russian: a yes/no question's particle after its first word
 # Words that open what the user's words take as given, whatever the sentence does.
@@ -101,7 +104,8 @@ _MANNER = word_set(
 # In the quote: a habit, true whenever the condition is ("if it rains I always cycle").
 _HABITS = phrase_index(
     "always usually never immer meistens toujours siempre sempre всегда zawsze 总是 いつも"
-    " 항상 selalu luôn"
+    " 항상 selalu luôn biasanya normally normalmente generally typically gewöhnlich"
+    " meestal обычно zwykle thường 通常 平时 genellikle"
 )
 _WISHES = phrase_index(
     "wish wished almost nearly barely hardly würde wünschte wünsche бы почти presque casi"
@@ -127,6 +131,7 @@ _WISHES = phrase_index(
 # Chinese 想 "want to", but "think" before a subject: "我想我很懒" is the user's hedge.
 _XIANG = ("想",)
 _CHINESE_SUBJECTS = word_set("我 你 他 她 我们 他们")
+_WANTING = word_set("muốn mau ingin pengen pengin würde")  # würde: also "wurde", folded
 _WISHED_REACH = 2
 _CONDITION_REACH = 20  # tokens looked back for a condition (characters, in CJK)
 _MANNER_REACH = 4
@@ -136,8 +141,8 @@ def asked(said: Wording, start: int, end: int) -> bool:
     """Whether ``said.words[start:end]`` is the user's yes/no question with its opening
     or its closing particle cut off: a statement made of a question."""
     sentence = said.sentence_of(start)
-    if sentence != said.sentence_of(end - 1):
-        return False
+    if sentence != said.sentence_of(end - 1) or said.words[start] in _GIVEN_REASONS:
+        return False  # "Ist es eine gute Idee, da ich Diabetiker bin, ...": given
     first, last = said.sentence_span(sentence)
     opening, closing = tuple(said.words[first:start]), said.words[end:last]
     if said.words[start] in _POSSESSIVES:  # given, unless it is the action weighed
@@ -146,6 +151,8 @@ def asked(said: Wording, start: int, end: int) -> bool:
         return True  # "should i quit my job" is asked with or without its mark
     if marked_opening(opening):
         return sentence in said.asked
+    if sentence in said.asked and advice_closing(closing) and end not in said.breaks:
+        return True  # "İşimi bırakmam mantıklı mı?"
     if len(closing) == 1 and closing[0] in _CLOSING_PARTICLES and end not in said.breaks:
         return not opening or (len(opening) <= _ASKED_BEFORE and sentence in said.asked)
     if last - first > 2 and said.words[first + 1] == _LI:
@@ -174,6 +181,8 @@ def wished(said: Wording, start: int, end: int) -> bool:
     a wish just after ``said.words[end - 1]`` ("बर्लिन में रहना चाहता हूँ")."""
     for at in range(start, max(0, start - _WISHED_REACH), -1):
         wish = phrase_ending(said.words, at, _WISHES)
+        if wish is not None and at in said.breaks and wish[-1] in _WANTING:
+            break  # Vietnamese "về muộn," ("late", as "muốn" folded): "want" takes a verb
         if wish is not None:  # "Ich wünschte, ich hätte mehr Zeit"
             return wish != _XIANG or said.words[start] not in _CHINESE_SUBJECTS
         if at in said.breaks:
@@ -185,7 +194,9 @@ def supposed(said: Wording, start: int, end: int) -> bool:
     """Whether a condition comes before ``said.words[start:end]`` in its sentence and
     reaches it (see the module doc for the conditions that do not)."""
     words = said.words
-    if words[start] in _POSSESSIVES or _a_habit(words, start, end):
+    if _a_habit(words, start, end) or (
+        words[start] in _POSSESSIVES and not italian_reflexive(words[start : start + 2])
+    ):
         return False
     first, last = said.sentence_span(said.sentence_of(start))
     if _an_opening_condition(said, first, (start, end, last)):
@@ -194,12 +205,20 @@ def supposed(said: Wording, start: int, end: int) -> bool:
         return True
     if fictional(said, first, start):
         return True
-    if future_after_time(words, (first, start, end), said.breaks):
+    if future_after_time(words, (first, start, end, last), said.breaks):
         return True
     if opening_condition(words, first, start, said.breaks):
         return _MANNER.isdisjoint(words[first:start])  # not "As long as I can remember,"
     if inverted_condition(words, first, start, said.breaks):
         return not _MANNER.intersection(words[first + 1 : first + 1 + _MANNER_REACH])
+    return _a_condition_reaches(said, first, start)
+
+
+def _a_condition_reaches(said: Wording, first: int, start: int) -> bool:
+    """Whether a condition a few words before ``said.words[start]`` in its sentence
+    reaches it: not past a conjunction of the quote's own clause, nor from after another
+    clause, nor one about the telling."""
+    words = said.words
     reach = max(first, start - _CONDITION_REACH)
     if _CONDITIONS.keys().isdisjoint(words[reach:start]) and not any_trailing(
         words, reach, start, said.breaks
@@ -211,11 +230,20 @@ def supposed(said: Wording, start: int, end: int) -> bool:
         if in_own_clause and ends_with_phrase(words, at, _JOINS):
             return False
         if ends_with_phrase(words, at, _CONDITIONS):
+            if not in_own_clause and _trailing(said, first, at):
+                return False  # "Буду рада, если поможешь — я мама": the clause before's
             return not _about_the_telling(words, at, start, said.breaks)
         closing = trailing_condition(words, at, said.breaks)
         if closing:  # the condition is the clause before its closing mark
             return _MANNER.isdisjoint(words[max(first, at - closing - _MANNER_REACH) : at])
     return False
+
+
+def _trailing(said: Wording, first: int, at: int) -> bool:
+    """Whether the condition ending before ``said.words[at]`` follows a clause of two
+    words or more in its sentence: it says on what that clause depends."""
+    opening = at - len(phrase_ending(said.words, at, _CONDITIONS) or ())
+    return any(first + 1 < b <= opening for b in said.breaks)
 
 
 def _a_habit(words: Sequence[str], start: int, end: int) -> bool:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence, Set
 
+from streams.domain.subclauses import in_a_clause_before
 from streams.domain.wording import (
     ends_with_phrase,
     folded_words,
@@ -214,6 +215,7 @@ def negated_before(
             and not _an_answering_no(words, end, start)
             and not _affirming(words, end - 1)
             and _in_its_language(words, end - 1, start)
+            and not in_a_clause_before(words, end, start, breaks)
         ):
             return True
         end -= 1

@@ -38,7 +38,7 @@ from streams.domain.negation import negated_after, negated_before
 from streams.domain.scope import framed_earlier, viewed_after
 from streams.domain.support import unmentioned
 from streams.domain.takeback import taken_back
-from streams.domain.wording import Wording, is_unspaced, normalise, tokens, wording
+from streams.domain.wording import Wording, is_unspaced, normalise, tokens, word_set, wording
 from streams.events import Message, Role
 
 __all__ = ["CLOSE_MATCH", "check_quotes", "normalise", "quote_found", "user_texts"]
@@ -59,6 +59,7 @@ _MAX_HITS = 64
 # vegan", "Tom, 34, nurse"), not picked out of a longer one.
 _LONE_WORD_CLAUSE = 3
 _MAX_SPOTS = 32
+_BECAUSE = word_set("because cuz bc çünkü weil donde where wo où onde dove")
 
 
 class _Said:
@@ -97,6 +98,8 @@ class _Said:
     def _picked_out(self, word: int) -> bool:
         """Whether the one word at ``word`` was asked ("Vegan?", "Berlin or Munich?") or
         picked out of a longer clause than an item of a list ("Tom, 34, nurse, Leeds")."""
+        if word > 0 and self.words[word - 1] in _BECAUSE:
+            return False  # "arayacağım çünkü işteyim", "donde nací": a clause of its own
         if self.sentence_of(word) in self.wording.asked:
             return True
         first = max((b for b in self.breaks if b <= word), default=0)

@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from itertools import pairwise
 
+from streams.domain import futures
+from streams.domain.time_after import future_before_time
+from streams.domain.time_scripts import arabic_or_chinese
 from streams.domain.wording import ends_with_phrase, folded_words, phrase_index, word_set
 
 # Openings of a time clause, by the future each language tells after it.
@@ -47,57 +49,67 @@ _ENGLISH_FUTURE = phrase_index("will shall", phrases=("am going to", "are going 
 _WILL = phrase_index("will shall")
 _FUTURE_WORDS = {
     "ru": word_set("буду будем"),
-    "de": word_set("werde werden"),
+    "de": word_set("werde werden werd"),
     "nl": word_set("zal zullen"),
 }
-# Synthetic futures of the first person, as folded (accents gone).
-_SPANISH = re.compile(
-    r"^\w{2,}[aei]re(?:mos)?$|^(?:ten|pon|sal|ven|val|po)dre(?:mos)?$"
-    r"|^(?:sab|cab|hab|ha|di|quer)re(?:mos)?$"
-)
-_NOT_SPANISH = re.compile(r"(?:iere|uere|aire)$")  # quiere, prefiere, muere, aire
-_FRENCH = re.compile(r"^\w{2,}(?:rai|rons)$")
-_NOT_FRENCH = word_set("vrai environs marrons")
-_PORTUGUESE = re.compile(r"^\w{2,}[aei]r(?:ei|emos)$")
-_ITALIAN = re.compile(r"^\w{3,}(?:er|ir)o$|^(?:sa|av|fa|da|sta|and|pot|dov|vor|ver|ter)ro$")
-_NOT_ITALIAN = re.compile(r"eiro$|^(?:numero|pensiero|straniero|mistero|sincero|davvero)$")
-# Portuguese "vou comprar" is a future after a clause in the future subjunctive ("Quando
-# eu me mudar", "quando tiver"), which looks like an infinitive.
-_GOING = word_set("vou vamos")
-_INFINITIVE = re.compile(r"^\w{2,}(?:ar|er|ir)$")
-_SUBJUNCTIVE = word_set("for tiver estiver puder fizer souber quiser vier houver")
 _ENGLISH_PAST = word_set(
     "was were did had said asked told went got came saw met left took made bought lost"
     " found knew thought felt began became ran ate gave wrote heard"
 )
-_HABIT = word_set("every each")
+_HABIT = word_set(
+    "every each often sometimes usually always normally generally typically occasionally"
+    " oft manchmal regelmäßig immer meistens vaak soms altijd meestal"
+)
+# German and Dutch past tenses in the time clause: what follows it is no future ("Nachdem
+# ich operiert wurde, werde ich regelmäßig untersucht": a passive).
+_GERMANIC_PAST = word_set("hatte hatten war waren wurde wurden had hadden was waren werd")
+# Events sure to come: what waits for them is no condition.
+_SURE = word_set(
+    "birthday cumpleanos anniversaire geburtstag verjaardag aniversario compleanno dogum"
+)
+# Without punctuation, a time clause of at least two words ends where the quote opens
+# ("cuando consiga el trabajo me compraré un coche").
+_UNMARKED_CLAUSE = 2
+_QUE = "que"
+_THAT = word_set("that que qu что dass che dat")
+_ILL = "ill"
+_SICK_BEFORE = word_set(
+    "am is are was were be been being feel felt feeling get got getting fell very so too"
+    " really quite seriously terminally mentally critically i"
+)
 # Turkish: a converb of time ("olunca", "gelince", "geldiğimde") before a first-person
 # future ("taşınacağım", "alacağız").
 _TURKISH_WHEN = re.compile(r"^\w{2,}[iu]nc[ae]$|^\w{2,}[dt][iu]g[iu](?:m|miz|n)?d[ae]$")
+_CASE_ENDINGS = word_set("de da te ta den dan ten tan ye ya e a nin nın in ın")
+_TURKISH_AND = word_set("ve ama fakat")
+_NOT_TURKISH_WHEN = word_set("boyunca")  # "throughout", no converb
 _TURKISH_FUTURE = re.compile(r"^\w{2,}[ae]c[ae]g[iu][mz]$")
 
 
-def future_after_time(words: Sequence[str], span: tuple[int, int, int], breaks: frozenset[int]
-                      ) -> bool:  # fmt: skip
-    """Whether the quote at ``span[1]:span[2]`` of the sentence from ``span[0]`` is a
+def future_after_time(words: Sequence[str], span: tuple[int, int, int, int],
+                      breaks: frozenset[int]) -> bool:  # fmt: skip
+    """Whether the quote at ``span[1]:span[2]`` of the sentence ``span[0]:span[3]`` is a
     future that hangs on a time clause opening the sentence or following the quote."""
-    first, start, end = span
-    if _turkish(words, span):
+    first, start, end, last = span
+    if not _SURE.isdisjoint(words[first:start]):
+        return False  # "When my birthday comes around next week, I'll be 40"
+    if _turkish(words, span[:3]) or arabic_or_chinese(words, span[:3], breaks):
         return True
     if start <= first or _FIRST_WORDS.isdisjoint(words[first:start]):
-        return _clause_after(words, start, end)
-    if first + 1 < start and words[first] in _LEADING and first + 1 not in breaks:
-        first += 1
-    opening = _opening(words, first)
+        return future_before_time(words[:last], start, end)
+    opening = _opening(words, first)  # "en cuanto", not Dutch "en" ("and") before one
+    if opening is None and first + 1 < start and words[first] in _LEADING:
+        first += first + 1 not in breaks
+        opening = _opening(words, first)
     if opening is None or tuple(words[first : first + 4]) in _NOT_TEMPORAL:
-        return _clause_after(words, start, end)
+        return future_before_time(words[:last], start, end)
     lang = _OPENINGS[opening]
     clause = _clause_end(words, first + len(opening), start, breaks, lang)
     if clause is None:
         return False
     time, main = words[first + len(opening) : clause], words[clause:end]
-    if not _HABIT.isdisjoint(main):
-        return False  # "Once the kids are in bed, I'm going to watch TV like every night"
+    if not _HABIT.isdisjoint(main) or not _SPEAKERS.isdisjoint(words[clause + 1 : start + 1]):
+        return False  # "... like every night"; "when i get home ill call u im a nurse"
     return _a_future(lang, time, main)
 
 
@@ -111,16 +123,25 @@ def _opening(words: Sequence[str], at: int) -> tuple[str, ...] | None:
 
 def _clause_end(words: Sequence[str], lo: int, start: int, breaks: frozenset[int], lang: str
                 ) -> int | None:  # fmt: skip
-    """Where the time clause ends: at punctuation before the quote, or, without it, where
+    """Where the time clause ends: at its punctuation, the quote in the clause after
+    ("When I get home, I'll call you - I'm a nurse" stands), or, without it, where
     "I will", "I'm going to" begins ("When I move to Denver I'll buy a car")."""
-    clause = max((b for b in breaks if lo < b <= start), default=None)
-    if clause is not None or not lang.startswith("en"):
-        return clause
+    clause = min((b for b in breaks if lo < b <= start), default=None)
+    if clause is not None:  # the quote in a later clause is said on its own
+        return None if any(b in breaks for b in range(clause + 1, start + 1)) else clause
+    if not lang.startswith("en"):  # the quote opens the clause after it
+        return start if start - lo >= _UNMARKED_CLAUSE else None
     return next(
-        (at for at in range(lo + 2, start + 1) if words[at] in _SPEAKERS
-         and _future_opens(words, at + 1)),
+        (at for at in range(lo + 2, start + 1) if _informal_will(words, at)
+         or (words[at] in _SPEAKERS and _future_opens(words, at + 1))),
         None,
     )  # fmt: skip
+
+
+def _informal_will(words: Sequence[str], at: int) -> bool:
+    """ "ill" for "I'll" ("when the lease ends ill probably move"), not "ill" as sick
+    ("when I'm ill I stay home")."""
+    return words[at] == _ILL and words[at - 1] not in _SICK_BEFORE
 
 
 def _future_opens(words: Sequence[str], at: int) -> bool:
@@ -134,35 +155,32 @@ def _future_opens(words: Sequence[str], at: int) -> bool:
 def _a_future(lang: str, time: Sequence[str], main: Sequence[str]) -> bool:
     """Whether the time clause ``time`` and the clause after it ``main`` tell a future
     in ``lang``, the time clause not told in the past."""
+    if not _THAT.isdisjoint((*time[-1:], *main[:1])):
+        return False  # "Когда я сказал маме, что буду жить в Питере": what was said
     if lang.startswith("en"):
         if _SUBJECTS.isdisjoint(time) or any(_english_past(w) for w in time):
             return False  # "After work, I will call", "Once again, I'll be": no clause
         phrases = _WILL if lang == "en-after" else _ENGLISH_FUTURE
-        return any(ends_with_phrase(main, at, phrases) for at in range(1, len(main) + 1))
-    if lang in _FUTURE_WORDS:
-        return not _FUTURE_WORDS[lang].isdisjoint(main)
-    if lang == "es":
-        return any(_SPANISH.match(w) and not _NOT_SPANISH.search(w) for w in main)
-    if lang == "fr":  # "Quand je serai", "j'achèterai": a future in either clause
-        return any(_FRENCH.match(w) and w not in _NOT_FRENCH for w in (*time, *main))
-    portuguese = any(map(_PORTUGUESE.match, main)) or _going(time, main)
-    return (lang != "it" and portuguese) or (lang != "pt" and _italian(time, main))
-
-
-def _going(time: Sequence[str], main: Sequence[str]) -> bool:
-    """Portuguese "vou comprar" after a clause in the future subjunctive."""
-    if not any(w in _SUBJUNCTIVE or (len(w) > 3 and _INFINITIVE.match(w)) for w in time):
+        return main[:1] == [_ILL] or any(
+            ends_with_phrase(main, at, phrases) for at in range(1, len(main) + 1)
+        )
+    if lang in ("de", "nl") and not _GERMANIC_PAST.isdisjoint(time):
         return False
-    return any(w in _GOING and _INFINITIVE.match(nxt) for w, nxt in pairwise(main))
-
-
-def _italian(time: Sequence[str], main: Sequence[str]) -> bool:
-    """Italian futures in both clauses ("Quando mi trasferirò, comprerò"): one alone may
-    be a present ("desidero", "considero")."""
-    return all(
-        any(_ITALIAN.match(w) and not _NOT_ITALIAN.search(w) for w in clause)
-        for clause in (time, main)
+    if lang in _FUTURE_WORDS:  # German, Dutch: with the verb last ("werde ich krank" is
+        # "I get ill", a habit), "werde ich nach Berlin ziehen", "zal ik bellen"
+        verb_last = lang == "ru" or main[-1].endswith("n")
+        return verb_last and not _FUTURE_WORDS[lang].isdisjoint(main)
+    if lang == "es":  # "compraré", or "voy a comprar" after "cuando me mude"
+        return any(map(futures.spanish, main)) or (
+            futures.spanish_subjunctive(time) and futures.going(main, spanish_too=True)
+        )
+    if lang == "fr":  # "Quand je serai", "j'achèterai": a future in either clause, the
+        # quote not after "que" ("ça fera 10 ans que je vis à Paris": "je vis" stands)
+        return _QUE not in main[1:] and any(map(futures.french, (*time, *main)))
+    portuguese = any(map(futures.portuguese, main)) or (
+        futures.portuguese_subjunctive(time) and futures.going(main)
     )
+    return (lang != "it" and portuguese) or (lang != "pt" and futures.italian_both(time, main))
 
 
 def _english_past(word: str) -> bool:
@@ -174,19 +192,11 @@ def _turkish(words: Sequence[str], span: tuple[int, int, int]) -> bool:
     first, start, end = span
     if end <= start or not _TURKISH_FUTURE.match(words[end - 1]):
         return False  # the verb closes the clause
-    return any(_TURKISH_WHEN.match(w) for w in words[first:start])
-
-
-def _clause_after(words: Sequence[str], start: int, end: int) -> bool:
-    """ "I'll buy a car when I move to Denver": an English future quoted just before a
-    time clause whose subject and verb follow, not in the past."""
-    if end >= len(words) or words[end] not in _FIRST_WORDS:
-        return False
-    opening = _opening(words, end)
-    if opening is None or _OPENINGS[opening] != "en":
-        return False
-    after = words[end + len(opening) : end + len(opening) + 2]
-    if len(after) < 2 or after[0] not in _SUBJECTS or _english_past(after[1]):
-        return False
-    quote = words[start:end]
-    return any(ends_with_phrase(quote, at, _WILL) for at in range(1, len(quote) + 1))
+    before = words[first:start]
+    return any(
+        _TURKISH_WHEN.match(w)
+        and w not in _NOT_TURKISH_WHEN
+        and nxt not in _CASE_ENDINGS
+        and _TURKISH_AND.isdisjoint(before[at:])
+        for at, (w, nxt) in enumerate(zip(before, [*before[1:], ""], strict=False))
+    )  # not a place, "Derince'de", nor one of another clause ("... ve gelecek ay")

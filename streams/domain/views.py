@@ -44,6 +44,7 @@ _SAYING = word_set(
     " raconte dice dicen diz dizem zegt zeggen говорит говорят mówi mówią 说 說 bilang"
     " berkata mengatakan kata"
 )
+_NOT_SAYING = frozenset(["再说", "再說"])
 _TELLING = word_set("tells tell told telling erzählt erzählen raconte")
 # Everyday words elsewhere (English "dice", Dutch "dit" "this"): saying only before "que".
 _WITH_QUE = word_set("dit dice")
@@ -57,11 +58,13 @@ _THE_USER = word_set("me us mir uns moi nous mnie мне нам")
 # "According to me", "Menurut saya" (in my opinion), "Theo tôi": the user's own view.
 _UNSAID_SPEAKERS = word_set("me mir moi mí yo mim mnie мне saya aku tôi")
 _TO = word_set("to")
+_BEFORE_REPORTING = word_set("could can do did hardly barely really still also just truly")
+_COMPARING = word_set("than as")  # "than you think": no view of another's
 # Between who says and the verb: "People keep saying", "My mom is always telling".
 _BEFORE_SAYING = word_set(
     "keep keeps kept always still also just even often constantly never ever is are was"
     " were has have had will would immer toujours siempre sempre всегда 总 總 老 是 一 直 也"
-    " 都 常 经 經 还 還 又"
+    " 都 常 经 經 还 還 又 te t lui leur ai avons eerlijk ehrlich honestly frankly"
 )
 # Whose saying is a finding the user reports as theirs: "My doctor says I'm diabetic".
 _AUTHORITIES = word_set(
@@ -110,8 +113,14 @@ def reported(said: Wording, first: int, start: int) -> bool:
     if _according_to_another(said, first):
         return any(b in said.breaks for b in range(first + 1, start + 1))
     for end in (start, start - 1):
+        if end < start and start in said.breaks:
+            break  # "nghỉ sớm - tôi bị ốm": the word after the verb ends its clause
         phrase = phrase_ending(words, end, _REPORTING)
         who = end - len(phrase) - 1 if phrase else -1
+        if phrase and who > first and words[who - 1] in _COMPARING:
+            return False  # "I'm older than you think, I'm 67"
+        while phrase and who > first and words[who] in _BEFORE_REPORTING:
+            who -= 1  # "I could hardly believe that ..."
         if phrase and who >= first:
             return words[who] not in FIRST_PERSON or _possessed(said, first, who)
     return False
@@ -174,6 +183,8 @@ def said_by_another(said: Wording, first: int, start: int) -> bool:
     for at in range(start - 1, max(first, start - _TOLD_REACH - 1) - 1, -1):
         if at + 1 < start and at + 1 in said.breaks:
             return False  # the verb is in another clause: "My mom says hi. I ..."
+        if at > first and words[at - 1] + words[at] in _NOT_SAYING:
+            return False  # 以后再说 "later", not "says"
         if words[at] in _SAYING and (words[at] not in _WITH_QUE or words[at + 1] in _THAT):
             between = [w for w in words[at + 1 : start] if w not in _UNSAID]
             if between and (words[at] not in _TELLING or _told_the_user(words[at], between)):

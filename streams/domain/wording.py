@@ -34,6 +34,7 @@ _STOP = "\x1e"  # where a sentence ended
 _ASK = "\x1d"  # where a question ended
 _MARKS = _BREAK + _STOP + _ASK
 _TOKEN = re.compile(f"[{_SINGLE}]|[{_MARKS}]|[^{_SINGLE}{_MARKS}\\s]+")
+_LINE_ENDS = frozenset("\n\r\u2028\u2029")
 _SENTENCE_ENDS = frozenset(".!;\u3002\uff01\u0964")
 _QUESTION_MARKS = frozenset("?\uff1f\u061f\u2e2e\u2047\u2048\u2049")
 _UNSPACED = re.compile(f"[{_UNSPACED_RANGES}]")
@@ -68,8 +69,10 @@ class _Folds(dict[int, str | None]):
             folded = char
         elif category in ("Mn", "Cf") or code in _SKIN_TONES:
             folded = None
-        elif _EMOJI.match(char):
-            folded = char
+        elif _EMOJI.match(char):  # a word, and the end of a clause ("I'll call 😊 I'm a")
+            folded = f" {char} {_BREAK} "
+        elif char in _LINE_ENDS:  # a line is a clause of its own
+            folded = f" {_BREAK} "
         elif char in _SENTENCE_ENDS:
             folded = f" {_STOP} "
         elif char in _QUESTION_MARKS:
@@ -125,10 +128,13 @@ def _fold(text: str) -> str:
 
 
 def _fold_keeping_case(text: str) -> str:
+    if " -" in text:  # a hyphen between spaces is a dash: "I'll write back - I'm a mom"
+        text = _SPACED_HYPHEN.sub("\u2013", text)
     grouped = _DIGIT_GROUP.sub("", text).translate(_SYMBOLS)
     return unicodedata.normalize("NFKD", grouped).translate(_FOLDS)
 
 
+_SPACED_HYPHEN = re.compile(r"(?<=\s)-+(?=\s|$)")
 _UNMARKED = str.maketrans(dict.fromkeys(_MARKS, " "))
 
 

@@ -1,7 +1,7 @@
 """The quote check on a corpus of chat sentences in many languages (data/quote_corpus.jsonl).
 
 Each row is a message, the span an extractor would quote from it and whether that span is
-the user's statement. The rows were written by three reviews of the rules for hedges,
+the user's statement. The rows were written by four reviews of the rules for hedges,
 conditions, time clauses, advice asked, takebacks and others' views, each without seeing
 the rules' code, to find both what the rules miss and what they wrongly catch (a trigger
 word in an innocent use). Rows marked

@@ -1,0 +1,66 @@
+"""Time clauses before a future in Chinese and Arabic (for streams/domain/time_clauses.py).
+
+"等我找到工作，我就买车" ("once I've found a job, I'll buy a car"): 等 and a subject open
+the sentence, 就 in the clause after says what follows the event. "عندما أحصل على الوظيفة
+سأشتري سيارة": عندما ("when") before a verb not in the past, then a future with سـ or سوف.
+What stands: "等一下，我就来" (等 "wait" before no subject), a past "等了很久，我就放弃了",
+"عندما وصلت إلى دبي ساعدني أخي" (a past time clause), a habit "عندما أكون متعبا أشرب القهوة".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from streams.domain.wording import word_set
+
+_DENG, _JIU, _LE = "等", "就", "了"
+_CHINESE_SUBJECTS = word_set("我 你 他 她 咱")
+_ARABIC_WHEN = word_set("عندما حينما بعدما")
+_ARABIC_WAS = word_set("كان كانت كنت كنا")
+_SAWFA = "سوف"
+_AND = word_set("و ف")
+_FUTURE_PREFIXES = ("سا", "سن")  # سأ, سن folded: "I will", "we will"
+_NOT_FUTURE_ENDINGS = ("ت", "ه", "ة", "نا", "وا")  # سافرت (past), ساعه (an hour)
+_SHORTEST_FUTURE = 5
+
+
+def arabic_or_chinese(words: Sequence[str], span: tuple[int, int, int], breaks: frozenset[int]
+                      ) -> bool:  # fmt: skip
+    """Whether the quote at ``span[1]:span[2]`` of the sentence from ``span[0]`` is a
+    future after a Chinese 等 clause or an Arabic عندما clause."""
+    first, start, _ = span
+    if start <= first + 1:
+        return False
+    if words[first] == _DENG:
+        return _chinese(words, span, breaks)
+    if words[first] in _ARABIC_WHEN:
+        return _arabic(words, span)
+    return False
+
+
+def _chinese(words: Sequence[str], span: tuple[int, int, int], breaks: frozenset[int]) -> bool:
+    first, start, end = span
+    if words[first + 1] not in _CHINESE_SUBJECTS:
+        return False
+    main = max((b for b in breaks if first + 2 < b <= start), default=start)
+    return _JIU in words[main:end] and _LE not in words[main:end]
+
+
+def _arabic(words: Sequence[str], span: tuple[int, int, int]) -> bool:
+    first, start, end = span
+    verb = words[first + 1]
+    if verb in _AND and first + 2 < start:  # "وصلت" read as "و" + "صلت"
+        verb = words[first + 2]
+    if verb in _ARABIC_WAS or verb.endswith("ت"):
+        return False  # "عندما وصلت": a past
+    return any(_arabic_future(w) for w in words[start:end])
+
+
+def _arabic_future(word: str) -> bool:
+    if word == _SAWFA:
+        return True
+    return (
+        len(word) >= _SHORTEST_FUTURE
+        and word.startswith(_FUTURE_PREFIXES)
+        and not word.endswith(_NOT_FUTURE_ENDINGS)
+    )
