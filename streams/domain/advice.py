@@ -31,6 +31,9 @@ _QUESTION_OPENINGS = _openings(
     "would it be smart to", "would it be wise to", "would it be a good idea to",
     "would it be smart for me to", "would it be wise for me to", "is it smart for me to",
     "is it wise for me to", "is it a good idea for me to", "would it be smarter to",
+    "would it be sensible to", "is it sensible to", "is it a mistake to",
+    "would it be a mistake to", "do you think i should", "do you think we should",
+    "crees que es buena idea", "crees que es una buena idea", "secondo te è una buona idea",
     "será que vale a pena", "czy to dobry pomysł", "czy to dobry pomysł żeby", "czy warto",
     "có nên", "tôi có nên", "mình có nên", "em có nên",
     "هل من الأفضل أن", "هل من الافضل ان",
@@ -47,7 +50,7 @@ _MARKED_OPENINGS = _openings(
     "est-ce que ça vaut le coup", "ça vaut le coup", "ist es eine gute idee",
     "ist es sinnvoll", "wäre es sinnvoll", "ist es klug", "is het verstandig",
     "is het een goed idee", "is het slim", "é uma boa ideia", "é boa ideia",
-    "è una buona idea", "apa sebaiknya", "apakah sebaiknya",
+    "è una buona idea", "apa sebaiknya", "apakah sebaiknya", "zou het verstandig zijn",
 )  # fmt: skip
 _JOINING = word_set("to de d om te zu que di")
 # Asking advice about what the user would do ("Would you recommend I move to Denver?"),

@@ -17,7 +17,7 @@ from streams.domain.wording import word_set
 # Synthetic futures of the first person.
 _SPANISH = re.compile(
     r"^\w{2,}[aei]re(?:mos)?$|^(?:ten|pon|sal|ven|val|po)dre(?:mos)?$"
-    r"|^(?:sab|cab|hab|ha|di|quer)re(?:mos)?$"
+    r"|^(?:sab|cab|hab|ha|di|quer)re(?:mos)?$|^ire(?:mos)?$"
 )
 _NOT_SPANISH = re.compile(r"(?:iere|uere|aire)$")  # quiere, prefiere, muere, aire
 _FRENCH = re.compile(r"^\w{2,}(?:rai|rons)$")
@@ -31,6 +31,7 @@ _NOT_ITALIAN = re.compile(r"eiro$|^(?:numero|pensiero|straniero|mistero|sincero|
 _MI = "mi"
 _GOING = word_set("vou vamos")
 _SPANISH_GOING = word_set("voy vamos")
+_CLITICS = word_set("me te se nos lhe")
 _INFINITIVE = re.compile(r"^\w{2,}(?:ar|er|ir)$")
 _SUBJUNCTIVE = word_set("for tiver estiver puder fizer souber quiser vier houver")
 _SPANISH_SUBJUNCTIVE = word_set(
@@ -79,8 +80,10 @@ def spanish_subjunctive(time: Sequence[str]) -> bool:
 def going(main: Sequence[str], spanish_too: bool = False) -> bool:
     """ "vou comprar" (or, ``spanish_too``, "voy a comprar"): going to, and a verb."""
     for w, nxt, after in zip(main, main[1:], [*main[2:], ""], strict=False):
-        if w in _GOING and _INFINITIVE.match(nxt):
-            return True
+        if w in _GOING and (
+            _INFINITIVE.match(nxt) or (nxt in _CLITICS and _INFINITIVE.match(after))
+        ):
+            return True  # "vou comprar", "vou me mudar"
         if spanish_too and w in _SPANISH_GOING and nxt == "a" and _INFINITIVE.match(after):
             return True
     return False

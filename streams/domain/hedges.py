@@ -43,7 +43,8 @@ _POSSIBLY = phrase_index(
         "sure whether", "decide if", "decide whether", "deciding if", "deciding whether",
         "whether", "ob", "je me demande si", "i doubt", "dudo que", "doute que", "bezweifle",
         "there's a chance", "there is a chance", "chances are", "odds are",
-        "there's a possibility", "there is a possibility", "có thể sẽ",
+        "there's a possibility", "there is a possibility", "có thể sẽ", "there's every chance",
+        "there is every chance",
         *(f"there{be} a {size} {odds}" for be in ("'s", " is") for odds in ("chance", "possibility")
           for size in ("good", "small", "slight", "real", "decent", "fair", "high", "strong")),
     ),
@@ -55,7 +56,7 @@ _JUST_BEFORE = phrase_index(
     phrases=(
         "thinking about", "thinking of", "pensando en", "pensando em", "pensando di",
         "toying with the idea of", "playing with the idea of", "flirting with the idea of",
-        "mulling over the idea of", "mulling over",
+        "mulling over the idea of", "mulling over", "toying with",
         "考虑", "考慮",
     ),
 )  # fmt: skip
@@ -66,9 +67,12 @@ _JUST_BEFORE = phrase_index(
 # a subject and a future (not "Chắc chắn" "surely", nor a belief, "Kayaknya saya alergi").
 # Vietnamese "Có thể tôi sẽ" ("maybe I will"; "có thể" alone is "can": "Tôi có thể bơi").
 _OPENING_ONLY = phrase_index(
-    "igual может chắc kayaknya kayanya kyknya", phrases=("bisa jadi", "có thể")
+    "igual может chắc kayaknya kayanya kyknya",
+    phrases=("bisa jadi", "bisa-bisa", "có thể", "chắc là", "good chance", "high chance"),
 )
-_GUESSES = frozenset(tuple(tokens(w)) for w in ("chắc", "kayaknya", "kayanya", "kyknya", "có thể"))
+_GUESSES = frozenset(
+    tuple(tokens(w)) for w in ("chắc", "kayaknya", "kayanya", "kyknya", "có thể", "chắc là")
+)
 _GUESSING = word_set("tôi mình em anh chúng saya aku kami kita")
 _GUESSED_FUTURE = word_set("sẽ akan bakal mau")
 _JUST = "just"
@@ -106,11 +110,12 @@ _STOPS = frozenset(JOINS) | word_set(
     " помнишь помните ingat nhớ 记 記 忘 भूल تتذكر maar want omdat bo karena padahal が"
     " obwohl хотя saber sabes dije dicho hatırlarsın hatırlıyorsun biliyorsun surprisingly"
     " ironically honestly frankly interestingly funnily luckily sadly soalnya sebab"
-    " considering çünkü como parce puisque weil denn"
+    " considering çünkü como parce puisque weil denn olvidó olvidaste olvidé lupa oublié"
 )
 _REASONS = word_set("as bc cuz cos coz bcs bcuz where while whereas")  # before "I", "we"
 _GIVEN_SUBJECTS = word_set("我 我们 我們")
 _THAT_VI = {"that": word_set("now given seeing"), "vi": word_set("tại bởi")}
+_COMPLEMENTIZERS = word_set("that que bahwa kalau dass rằng")
 _DUTCH_SUBJECTS = word_set("ik je jij we wij hij zij ze")  # Dutch "en ik": "and I"
 # A hedge of what the person addressed knows or heard ("You might have noticed I'm new",
 # "Maybe you heard I got engaged", "你可能已经知道", "Belki duymuşsundur"), not the user's.
@@ -162,7 +167,7 @@ def hedged(said: Wording, start: int, end: int) -> bool:
             return not given
         if words[at - 1] == _QAD and _arabic_may(said, at):
             return not given
-        if _stops(words, at):
+        if _stops(words, at) or _told_to_the_addressed(words, first, at):
             return False  # "..., and I live in Denver", "You might remember that I ..."
         at -= 1
     after = "".join(words[end : end + 4])
@@ -191,6 +196,12 @@ def _stops(words: list[str], at: int) -> bool:
     if word == "en":
         return words[at] in _DUTCH_SUBJECTS  # Dutch "en ik", not "en verano"
     return word in _STOPS
+
+
+def _told_to_the_addressed(words: list[str], first: int, at: int) -> bool:
+    """ "Igual te sorprende que tengo 60 años", "Bisa jadi kamu belum tahu bahwa saya":
+    what follows "that" after the person addressed is told them, not hedged."""
+    return words[at - 1] in _COMPLEMENTIZERS and not _ADDRESSED.isdisjoint(words[first : at - 1])
 
 
 def _hedge_ending(words: list[str], at: int) -> tuple[str, ...] | None:

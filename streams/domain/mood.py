@@ -90,7 +90,7 @@ JOINS, POSSESSIVES = _JOINS, _POSSESSIVES  # for streams/domain/hedges.py
 _TOPIC_MARKERS = frozenset([("kalau",), ("kalo",)])
 _NOT_CONDITIONING = word_set(
     "even selbst auch immer mal даже nawet גם حتى bahkan wonder wondering check see ask"
-    " asking know sure tell unsure idea decide clue whether"
+    " asking know sure tell unsure idea decide clue whether lupa tahu tau ingat bilang"
 )
 # In the condition: about the telling, not the told ("if you're curious", "if I'm
 # honest", "if possible", "if I remember right"), or the assistant's part ("if you can").
@@ -131,6 +131,7 @@ _WISHES = phrase_index(
 # Chinese 想 "want to", but "think" before a subject: "我想我很懒" is the user's hedge.
 _XIANG = ("想",)
 _CHINESE_SUBJECTS = word_set("我 你 他 她 我们 他们")
+_GIVEN_ANYWAY = word_set("sowieso ohnehin anyway anyways")
 _WANTING = word_set("muốn mau ingin pengen pengin würde")  # würde: also "wurde", folded
 _WISHED_REACH = 2
 _CONDITION_REACH = 20  # tokens looked back for a condition (characters, in CJK)
@@ -205,7 +206,7 @@ def supposed(said: Wording, start: int, end: int) -> bool:
         return True
     if fictional(said, first, start):
         return True
-    if future_after_time(words, (first, start, end, last), said.breaks):
+    if future_after_time(words, (first, start, end, last), said.breaks, said.names):
         return True
     if opening_condition(words, first, start, said.breaks):
         return _MANNER.isdisjoint(words[first:start])  # not "As long as I can remember,"
@@ -280,4 +281,6 @@ def _about_the_telling(
     before = end - len(marker) - 1
     if before >= 0 and words[before] in _NOT_CONDITIONING:
         return True
+    if not _GIVEN_ANYWAY.isdisjoint(words[end : end + _MANNER_REACH + 2]):
+        return True  # "wenn ich im März sowieso nach Wien ziehe": a given, not supposed
     return bool(_MANNER.intersection(words[end : min(start, end + _MANNER_REACH)]))

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence, Set
 
-from streams.domain.subclauses import in_a_clause_before
+from streams.domain.subclauses import factive_before, in_a_clause_before
 from streams.domain.wording import (
     ends_with_phrase,
     folded_words,
@@ -53,6 +53,7 @@ _NEGATORS = (
 # Where a clause ends, besides punctuation: what follows it is said on its own.
 _CONJUNCTIONS = (
     "but and or so because since when while although though however then yet aber und"
+    " cuando quand quando wenn wanneer когда"
     " oder denn weil sondern doch mais et ou car donc pero y porque sino pues e ma ed"
     " però perché mas porém но и а или потому ale oraz lecz fakat ama ve tapi dan atau"
     " nhưng và 但 而 和 并 且 不过 แต่ และ لكن אבל लेकिन और 하지만 그리고 でも しかし そして"
@@ -200,6 +201,8 @@ def negated_before(
     Nada", "Mr Nie"), not a negator."""
     if start > 0 and start not in breaks and words[start - 1] in _JUST_BEFORE:
         return True
+    if factive_before(words, start):
+        return False  # "you didn't know I have a twin": what is not known is still so
     end = start
     while end > 0 and start - end < _SCOPE and end not in breaks:
         stop = phrase_ending(words, end, _STOP_PHRASES)

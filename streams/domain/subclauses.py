@@ -1,7 +1,9 @@
-"""A clause of its own before a quote, without a comma (for streams/domain/negation.py).
+"""Clauses a negation before them does not reach (for streams/domain/negation.py).
 
 "when I'm not coding I play guitar": the "not" is the "when" clause's, and "I play
-guitar" opens a clause with its own subject, so the negation does not reach it.
+guitar" opens a clause with its own subject, without a comma between. "You didn't know I
+have a twin", "kamu belum tahu bahwa saya sudah menikah": what someone does not know is
+still so (the verb is factive), so the quote after it stands.
 """
 
 from __future__ import annotations
@@ -13,6 +15,18 @@ from streams.domain.wording import word_set
 _SUBORDINATORS = word_set("when whenever while once if after before because since although")
 _SUBJECTS = word_set("i we he she they you")
 _SCOPE = 6  # words looked back from the negator for the clause's opening
+_FACTIVE = word_set(
+    "know knew realize realise realized realised notice noticed tahu tau sabes sabías"
+    " weißt wusstest sais savais"
+)
+_THAT = word_set("that bahwa kalau que dass")
+
+
+def factive_before(words: Sequence[str], start: int) -> bool:
+    """Whether "know", "realize" (maybe with "that") stands just before ``words[start]``."""
+    if start > 0 and words[start - 1] in _FACTIVE:
+        return True
+    return start > 1 and words[start - 1] in _THAT and words[start - 2] in _FACTIVE
 
 
 def in_a_clause_before(words: Sequence[str], end: int, start: int, breaks: Set[int]) -> bool:

@@ -26,7 +26,16 @@ from streams.domain.wording import ends_with_phrase, folded_words, phrase_index,
 # Openings of a time clause, by the future each language tells after it.
 _OPENINGS: dict[tuple[str, ...], str] = {
     **dict.fromkeys(folded_words("when once"), "en"),
-    ("as", "soon", "as"): "en",
+    **dict.fromkeys(
+        [
+            ("as", "soon", "as"),
+            ("soon", "as"),
+            ("the", "moment"),
+            ("the", "minute"),
+            ("by", "the", "time"),
+        ],
+        "en",
+    ),
     ("after",): "en-after",
     **dict.fromkeys([("cuando",), ("en", "cuanto"), ("tan", "pronto", "como")], "es"),
     **dict.fromkeys([("quand",), ("lorsque",), ("des", "que"), ("une", "fois", "que")], "fr"),
@@ -37,10 +46,17 @@ _OPENINGS: dict[tuple[str, ...], str] = {
     ("как", "только"): "ru",
     **dict.fromkeys(folded_words("sobald nachdem"), "de"),
     **dict.fromkeys(folded_words("zodra nadat wanneer"), "nl"),
+    ("khi",): "vi",
+    **dict.fromkeys(folded_words("setelah sesudah begitu"), "id"),
 }
 _FIRST_WORDS = frozenset(o[0] for o in _OPENINGS)
 _LONGEST = max(map(len, _OPENINGS))
-_NOT_TEMPORAL = frozenset([("when", "it", "comes", "to"), ("when", "in")])  # idioms
+# Idioms: "when it comes to", "when in Rome", "quand même" (still), "en cuanto a" (as
+# for), "когда-то" (once).
+_NOT_TEMPORAL = (
+    ("when", "it", "comes", "to"), ("when", "in"), ("quand", "meme"), ("когда", "то"),
+    ("когда", "либо"), ("en", "cuanto", "a"), ("en", "cuanto", "al"),
+)  # fmt: skip
 # A word that may come before the opening ("So when I move, ...", "Y cuando me mude").
 _LEADING = word_set("so and but then well also y e et mais pero ma und aber en и а но")
 _SUBJECTS = word_set("i we he she they it you the my our your his her their")
@@ -51,6 +67,8 @@ _FUTURE_WORDS = {
     "ru": word_set("буду будем"),
     "de": word_set("werde werden werd"),
     "nl": word_set("zal zullen"),
+    "vi": word_set("sẽ"),
+    "id": word_set("akan bakal"),
 }
 _ENGLISH_PAST = word_set(
     "was were did had said asked told went got came saw met left took made bought lost"
@@ -58,7 +76,7 @@ _ENGLISH_PAST = word_set(
 )
 _HABIT = word_set(
     "every each often sometimes usually always normally generally typically occasionally"
-    " oft manchmal regelmäßig immer meistens vaak soms altijd meestal"
+    " oft manchmal regelmäßig immer meistens vaak soms altijd meestal biasanya thường"
 )
 # German and Dutch past tenses in the time clause: what follows it is no future ("Nachdem
 # ich operiert wurde, werde ich regelmäßig untersucht": a passive).
@@ -71,6 +89,12 @@ _SURE = word_set(
 # ("cuando consiga el trabajo me compraré un coche").
 _UNMARKED_CLAUSE = 2
 _QUE = "que"
+_WILL_NAMED = "will"
+_HAVE = word_set("have has")
+_PLACES = word_set(
+    "the a an my your his her our their this that bed work school church class town"
+    " college uni university lunch dinner breakfast physio therapy rehab practice"
+)
 _THAT = word_set("that que qu что dass che dat")
 _ILL = "ill"
 _SICK_BEFORE = word_set(
@@ -87,7 +111,8 @@ _TURKISH_FUTURE = re.compile(r"^\w{2,}[ae]c[ae]g[iu][mz]$")
 
 
 def future_after_time(words: Sequence[str], span: tuple[int, int, int, int],
-                      breaks: frozenset[int]) -> bool:  # fmt: skip
+                      breaks: frozenset[int], names: frozenset[int] = frozenset()
+                      ) -> bool:  # fmt: skip
     """Whether the quote at ``span[1]:span[2]`` of the sentence ``span[0]:span[3]`` is a
     future that hangs on a time clause opening the sentence or following the quote."""
     first, start, end, last = span
@@ -101,7 +126,7 @@ def future_after_time(words: Sequence[str], span: tuple[int, int, int, int],
     if opening is None and first + 1 < start and words[first] in _LEADING:
         first += first + 1 not in breaks
         opening = _opening(words, first)
-    if opening is None or tuple(words[first : first + 4]) in _NOT_TEMPORAL:
+    if opening is None or any(tuple(words[first : first + len(i)]) == i for i in _NOT_TEMPORAL):
         return future_before_time(words[:last], start, end)
     lang = _OPENINGS[opening]
     clause = _clause_end(words, first + len(opening), start, breaks, lang)
@@ -110,7 +135,9 @@ def future_after_time(words: Sequence[str], span: tuple[int, int, int, int],
     time, main = words[first + len(opening) : clause], words[clause:end]
     if not _HABIT.isdisjoint(main) or not _SPEAKERS.isdisjoint(words[clause + 1 : start + 1]):
         return False  # "... like every night"; "when i get home ill call u im a nurse"
-    return _a_future(lang, time, main)
+    if _WILL_NAMED in main and not names.isdisjoint(range(clause, end)):
+        main = [w for at, w in enumerate(main, clause) if w != _WILL_NAMED or at not in names]
+    return _a_future(lang, time, main)  # "When I get home, Will and I cook": a name
 
 
 def _opening(words: Sequence[str], at: int) -> tuple[str, ...] | None:
@@ -158,8 +185,13 @@ def _a_future(lang: str, time: Sequence[str], main: Sequence[str]) -> bool:
     if not _THAT.isdisjoint((*time[-1:], *main[:1])):
         return False  # "Когда я сказал маме, что буду жить в Питере": what was said
     if lang.startswith("en"):
-        if _SUBJECTS.isdisjoint(time) or any(_english_past(w) for w in time):
+        if _SUBJECTS.isdisjoint(time) or any(
+            _english_past(w) and before not in _HAVE
+            for before, w in zip(("", *time), time, strict=False)
+        ):  # "Once I've saved enough": a perfect, not a past
             return False  # "After work, I will call", "Once again, I'll be": no clause
+        if _WILL_NAMED not in main and _going_somewhere(main):
+            return False  # "I'm going to the gym, like I do every day"
         phrases = _WILL if lang == "en-after" else _ENGLISH_FUTURE
         return main[:1] == [_ILL] or any(
             ends_with_phrase(main, at, phrases) for at in range(1, len(main) + 1)
@@ -168,7 +200,7 @@ def _a_future(lang: str, time: Sequence[str], main: Sequence[str]) -> bool:
         return False
     if lang in _FUTURE_WORDS:  # German, Dutch: with the verb last ("werde ich krank" is
         # "I get ill", a habit), "werde ich nach Berlin ziehen", "zal ik bellen"
-        verb_last = lang == "ru" or main[-1].endswith("n")
+        verb_last = lang not in ("de", "nl") or main[-1].endswith("n")
         return verb_last and not _FUTURE_WORDS[lang].isdisjoint(main)
     if lang == "es":  # "compraré", or "voy a comprar" after "cuando me mude"
         return any(map(futures.spanish, main)) or (
@@ -181,6 +213,13 @@ def _a_future(lang: str, time: Sequence[str], main: Sequence[str]) -> bool:
         futures.portuguese_subjunctive(time) and futures.going(main)
     )
     return (lang != "it" and portuguese) or (lang != "pt" and futures.italian_both(time, main))
+
+
+def _going_somewhere(main: Sequence[str]) -> bool:
+    return any(
+        a == "going" and b == "to" and c in _PLACES
+        for a, b, c in zip(main, main[1:], main[2:], strict=False)
+    )
 
 
 def _english_past(word: str) -> bool:

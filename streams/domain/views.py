@@ -64,7 +64,8 @@ _COMPARING = word_set("than as")  # "than you think": no view of another's
 _BEFORE_SAYING = word_set(
     "keep keeps kept always still also just even often constantly never ever is are was"
     " were has have had will would immer toujours siempre sempre всегда 总 總 老 是 一 直 也"
-    " 都 常 经 經 还 還 又 te t lui leur ai avons eerlijk ehrlich honestly frankly"
+    " 都 常 经 經 还 還 又 te t lui leur ai avons eerlijk ehrlich honestly frankly already"
+    " probably maybe once"
 )
 # Whose saying is a finding the user reports as theirs: "My doctor says I'm diabetic".
 _AUTHORITIES = word_set(
