@@ -88,6 +88,8 @@ JOINS, POSSESSIVES = _JOINS, _POSSESSIVES  # for streams/domain/hedges.py
 # Just before the condition: "even if", "whenever", "wonder if" (whether).
 # Malay and Indonesian "kalau" before one word and a comma: "as for" ("Kalau saya, ...").
 _TOPIC_MARKERS = frozenset([("kalau",), ("kalo",)])
+# "Kalau lagi stres aku makan coklat": whenever (a habit), unless a future follows.
+_LAGI, _ID_FUTURE, _HABIT_REACH = "lagi", word_set("akan bakal mau"), 12
 _NOT_CONDITIONING = word_set(
     "even selbst auch immer mal даже nawet גם حتى bahkan wonder wondering check see ask"
     " asking know sure tell unsure idea decide clue whether lupa tahu tau ingat bilang"
@@ -278,6 +280,8 @@ def _about_the_telling(
     marker = phrase_ending(words, end, _CONDITIONS) or ()
     if marker in _TOPIC_MARKERS and end + 1 in breaks:
         return True  # "Kalau saya, saya suka kopi": "as for me", no condition
+    if marker in _TOPIC_MARKERS and words[end : end + 1] == [_LAGI]:
+        return _ID_FUTURE.isdisjoint(words[end : end + _HABIT_REACH])  # "Kalau lagi stres"
     before = end - len(marker) - 1
     if before >= 0 and words[before] in _NOT_CONDITIONING:
         return True

@@ -48,11 +48,12 @@ _WAS = word_set("was were")
 _GERMAN_FUTURE = word_set("werde werden werd")
 
 
-def future_before_time(words: Sequence[str], start: int, end: int) -> bool:
+def future_before_time(words: Sequence[str], start: int, end: int, last: int) -> bool:
     """Whether the quote at ``words[start:end]``, a future, is followed by a time clause
     saying what it waits for."""
-    if end >= len(words) - 1 or words[end] not in _FIRST_WORDS:
+    if end >= last - 1 or words[end] not in _FIRST_WORDS:
         return False
+    words = words[:last]  # the time clause in the quote's sentence
     opening = _opening(words, end)
     if opening is None:
         return False

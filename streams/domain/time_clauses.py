@@ -106,7 +106,12 @@ _SICK_BEFORE = word_set(
 _TURKISH_WHEN = re.compile(r"^\w{2,}[iu]nc[ae]$|^\w{2,}[dt][iu]g[iu](?:m|miz|n)?d[ae]$")
 _CASE_ENDINGS = word_set("de da te ta den dan ten tan ye ya e a nin nın in ın")
 _TURKISH_AND = word_set("ve ama fakat")
-_NOT_TURKISH_WHEN = word_set("boyunca")  # "throughout", no converb
+# Adverbs of the same ending ("yeterince" enough, "sakince" calmly), no converbs.
+_NOT_TURKISH_WHEN = word_set(
+    "boyunca yeterince sakince derince uzunca düzgünce güzelce iyice hızlıca kısaca"
+    " rahatça sessizce dikkatlice"
+)
+_TURKISH_PAST = re.compile(r"[dt][iu](?:m|k|n|niz)$")  # "yaşadım", "bekledik": a past
 _TURKISH_FUTURE = re.compile(r"^\w{2,}[ae]c[ae]g[iu][mz]$")
 
 
@@ -121,13 +126,13 @@ def future_after_time(words: Sequence[str], span: tuple[int, int, int, int],
     if _turkish(words, span[:3]) or arabic_or_chinese(words, span[:3], breaks):
         return True
     if start <= first or _FIRST_WORDS.isdisjoint(words[first:start]):
-        return future_before_time(words[:last], start, end)
+        return future_before_time(words, start, end, last)
     opening = _opening(words, first)  # "en cuanto", not Dutch "en" ("and") before one
     if opening is None and first + 1 < start and words[first] in _LEADING:
         first += first + 1 not in breaks
         opening = _opening(words, first)
     if opening is None or any(tuple(words[first : first + len(i)]) == i for i in _NOT_TEMPORAL):
-        return future_before_time(words[:last], start, end)
+        return future_before_time(words, start, end, last)
     lang = _OPENINGS[opening]
     clause = _clause_end(words, first + len(opening), start, breaks, lang)
     if clause is None:
@@ -237,5 +242,6 @@ def _turkish(words: Sequence[str], span: tuple[int, int, int]) -> bool:
         and w not in _NOT_TURKISH_WHEN
         and nxt not in _CASE_ENDINGS
         and _TURKISH_AND.isdisjoint(before[at:])
+        and not any(map(_TURKISH_PAST.search, before[at + 1 :]))
         for at, (w, nxt) in enumerate(zip(before, [*before[1:], ""], strict=False))
     )  # not a place, "Derince'de", nor one of another clause ("... ve gelecek ay")

@@ -189,8 +189,8 @@ def wording(text: str) -> Wording:
                 sentences.append(len(words))
         elif token == "t" and words and words[-1] in _NOT_BASES:
             words[-1:] = [_NOT_BASES[words[-1]], "not"]  # don't, can't, won't
-        elif token in _SPELLED_OUT and words:
-            words.append(_SPELLED_OUT[token])  # I'm, we're, I've, I'll, I'd
+        elif token in _SPELLED_OUT and words and (token != "ve" or words[-1] in _HAVING):
+            words.append(_SPELLED_OUT[token])  # I'm, we're, I've, I'll, I'd (not Turkish "ve")
         elif token in _NOT_JOINED:
             words += [_NOT_JOINED[token], "not"]  # dont, cannot
         elif token in _RUN_TOGETHER:
@@ -247,6 +247,7 @@ _NOT_BASES = {
 } | {"can": "can", "won": "will", "shan": "shall"}
 _NOT_JOINED = {base + "t": verb for base, verb in _NOT_BASES.items()} | {"cannot": "can"}
 _SPELLED_OUT = {"m": "am", "re": "are", "ve": "have", "ll": "will", "d": "would"}
+_HAVING = frozenset(["i", "we", "you", "they", "could", "would", "should", "might", "must", "who"])
 _RUN_TOGETHER = {
     "gonna": ["going", "to"],
     "wanna": ["want", "to"],
