@@ -33,6 +33,7 @@ _OPENINGS: dict[tuple[str, ...], str] = {
             ("the", "moment"),
             ("the", "minute"),
             ("by", "the", "time"),
+            ("if", "and", "when"),
         ],
         "en",
     ),
@@ -90,7 +91,7 @@ _SURE = word_set(
 _UNMARKED_CLAUSE = 2
 _QUE = "que"
 _WILL_NAMED = "will"
-_HAVE = word_set("have has")
+_HAVE = word_set("have has get gets")  # a perfect, or "get promoted" (not "am stressed")
 _PLACES = word_set(
     "the a an my your his her our their this that bed work school church class town"
     " college uni university lunch dinner breakfast physio therapy rehab practice"
