@@ -25,13 +25,19 @@ _OPENINGS: dict[tuple[str, ...], str] = {
     **dict.fromkeys([("quand",), ("lorsque",), ("des", "que"), ("une", "fois", "que")], "fr"),
     **dict.fromkeys([("quando",), ("assim", "que"), ("logo", "que")], "pt-it"),
     **dict.fromkeys([("appena",), ("una", "volta", "che")], "it"),
-    **dict.fromkeys(folded_words("sobald nachdem wenn falls"), "de"),
+    **dict.fromkeys(folded_words("sobald nachdem falls"), "de"),  # not "wenn": a habit too
 }
 _FIRST_WORDS = frozenset(o[0] for o in _OPENINGS)
 _LONGEST = max(map(len, _OPENINGS))
 _SUBJECTS = word_set("i we he she they it you the my our your his her their")
 _WILL = phrase_index("will shall")
-_HABIT = word_set("every each always usually often sometimes")
+_HABIT = word_set(
+    "every each always usually often sometimes normally oft immer manchmal meistens"
+    " regelmäßig selten"
+)
+# Portuguese: the clause's verb first, or after its subject ("quando eu for", not "quando
+# a minha mulher chega": a noun in -er).
+_PORTUGUESE_SUBJECTS = word_set("eu nós ele ela você a gente me se")
 _ENGLISH_PAST = word_set(
     "was were did had said asked told went got came saw met left took made bought lost"
     " found knew thought felt began became ran ate gave wrote heard"
@@ -69,7 +75,8 @@ def future_before_time(words: Sequence[str], start: int, end: int, last: int) ->
         return any(map(futures.french, quote)) and any(map(futures.french, clause))
     if lang == "de":
         return not _GERMAN_FUTURE.isdisjoint(quote) and quote[-1].endswith("n")
-    portuguese = futures.portuguese_subjunctive(clause[:3]) and (
+    verb = clause[1:2] if clause[:1] and clause[0] in _PORTUGUESE_SUBJECTS else clause[:1]
+    portuguese = futures.portuguese_subjunctive(verb) and (
         any(map(futures.portuguese, quote)) or futures.going(quote)
     )
     return (lang != "it" and portuguese) or futures.italian_both(clause, quote)

@@ -11,6 +11,10 @@ j'étais petit, j'habitais à Lyon"). Futures told in the present ("Sobald ich d
 habe, ziehe ich nach Berlin") are left alone: the same words are a habit ("Sobald ich
 aufwache, trinke ich Kaffee"). "Before" and "until" clauses state plans, and an "after"
 clause before "going to" a schedule ("After I graduate, I'm going to start at Google").
+The time clause reaches only the clause right after it ("When I get home I'll call - I'm
+a nurse": "I'm a nurse" stands), and with no comma it ends where the quote opens. A
+future before its clause is streams/domain/time_after.py; Chinese and Arabic,
+streams/domain/time_scripts.py; the futures of each language, streams/domain/futures.py.
 """
 
 from __future__ import annotations

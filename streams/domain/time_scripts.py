@@ -19,6 +19,7 @@ _ARABIC_WHEN = word_set("عندما حينما بعدما")
 _ARABIC_WAS = word_set("كان كانت كنت كنا")
 _SAWFA = "سوف"
 _AND = word_set("و ف")
+_ARABIC_I = word_set("انا نحن")
 _FUTURE_PREFIXES = ("سا", "سن")  # سأ, سن folded: "I will", "we will"
 _NOT_FUTURE_ENDINGS = ("ت", "ه", "ة", "نا", "وا")  # سافرت (past), ساعه (an hour)
 _SHORTEST_FUTURE = 5
@@ -53,7 +54,11 @@ def _arabic(words: Sequence[str], span: tuple[int, int, int]) -> bool:
         verb = words[first + 2]
     if verb in _ARABIC_WAS or verb.endswith("ت"):
         return False  # "عندما وصلت": a past
-    return any(_arabic_future(w) for w in words[start:end])
+    if words[start] in _ARABIC_I and start + 1 < end:  # "أنا سأشتري"
+        start += 1
+    if words[start - 1] == _SAWFA:
+        return True  # "سوف أسافر" quoted without its سوف
+    return _arabic_future(words[start])  # opening the main clause, not "ساندويتش" after
 
 
 def _arabic_future(word: str) -> bool:
