@@ -6,7 +6,9 @@ action after the opening is weighed, not done, so a quote of it is not the user'
 statement. What the question takes as given stands ("my job" says the user has one), and
 so does a request ("Would you recommend a dentist near my office?"). Openings that are a
 statement as well ("It was a good idea to quit", "Vale la pena, yo me mudé") count only
-in a sentence with a question mark.
+in a sentence with a question mark; inverted ones ("would it be smart to get a second
+dog or nah") without it. Some languages ask after the action: "İşimi bırakmam mantıklı
+mı?", "辞职去旅行是个好主意吗？".
 """
 
 from __future__ import annotations

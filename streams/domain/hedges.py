@@ -14,7 +14,10 @@ or as a clause of its own just before ("Возможно, я ..."). A quote that
 its quote is. A plan ("I'm planning to move"), a belief ("I think I have ADHD") and a
 likelihood ("I'll probably move") stand, and so does what a hedge only frames the telling
 of: "You might remember that I have a cat", "Maybe I should mention I'm vegan", "Maybe
-that's why I love hiking", "I might as well tell you", "No doubt I'm a morning person".
+that's why I love hiking", "I might as well tell you", "No doubt I'm a morning person",
+what follows a reason ("as I'm off in July", "bc", "soalnya", "tại vì") or "that" told
+to the person addressed ("Igual te sorprende que tengo 60 años"). Also hedges: "There's a
+good chance", "Odds are", "Có thể tôi sẽ", "Kyknya aku mau", "قد أنتقل ... العام القادم".
 """
 
 from __future__ import annotations
