@@ -1,8 +1,9 @@
 """Time clauses before a future in Chinese and Arabic (for streams/domain/time_clauses.py).
 
 "等我找到工作，我就买车" ("once I've found a job, I'll buy a car"): 等 and a subject open
-the sentence, 就 in the clause after says what follows the event. "عندما أحصل على الوظيفة
-سأشتري سيارة": عندما ("when") before a verb not in the past, then a future with سـ or سوف.
+the sentence, 就 (or 要, 会) in the clause after says what follows the event.
+"عندما أحصل على الوظيفة سأشتري سيارة": عندما ("when") before a verb not in the past,
+then a future with سـ or سوف opening the clause after.
 What stands: "等一下，我就来" (等 "wait" before no subject), a past "等了很久，我就放弃了",
 "عندما وصلت إلى دبي ساعدني أخي" (a past time clause), a habit "عندما أكون متعبا أشرب القهوة".
 """
@@ -13,7 +14,8 @@ from collections.abc import Sequence
 
 from streams.domain.wording import word_set
 
-_DENG, _JIU, _LE = "等", "就", "了"
+_DENG, _LE = "等", "了"
+_THEN_WILL = word_set("就 要 会 會")  # "我就买车", "我要去云南住"
 _CHINESE_SUBJECTS = word_set("我 你 他 她 咱")
 _ARABIC_WHEN = word_set("عندما حينما بعدما")
 _ARABIC_WAS = word_set("كان كانت كنت كنا")
@@ -44,7 +46,8 @@ def _chinese(words: Sequence[str], span: tuple[int, int, int], breaks: frozenset
     if words[first + 1] not in _CHINESE_SUBJECTS:
         return False
     main = max((b for b in breaks if first + 2 < b <= start), default=start)
-    return _JIU in words[main:end] and _LE not in words[main:end]
+    clause = words[main:end]
+    return not _THEN_WILL.isdisjoint(clause) and _LE not in clause
 
 
 def _arabic(words: Sequence[str], span: tuple[int, int, int]) -> bool:
