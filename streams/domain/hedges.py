@@ -113,6 +113,8 @@ _STOPS = frozenset(JOINS) | word_set(
     " помнишь помните ingat nhớ 记 記 忘 भूल تتذكر maar want omdat bo karena padahal が"
     " obwohl хотя saber sabes dije dicho hatırlarsın hatırlıyorsun biliyorsun surprisingly"
     " ironically honestly frankly interestingly funnily luckily sadly soalnya sebab"
+    " unsurprisingly predictably obviously admittedly oddly strangely weirdly fortunately"
+    " unfortunately"
     " considering çünkü como parce puisque weil denn olvidó olvidaste olvidé lupa oublié"
 )
 _REASONS = word_set("as bc cuz cos coz bcs bcuz where while whereas")  # before "I", "we"

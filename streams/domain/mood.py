@@ -93,6 +93,7 @@ _LAGI, _ID_FUTURE, _HABIT_REACH = "lagi", word_set("akan bakal mau"), 12
 _NOT_CONDITIONING = word_set(
     "even selbst auch immer mal даже nawet גם حتى bahkan wonder wondering check see ask"
     " asking know sure tell unsure idea decide clue whether lupa tahu tau ingat bilang"
+    " か"  # かもしれない: no もし ("if")
 )
 # In the condition: about the telling, not the told ("if you're curious", "if I'm
 # honest", "if possible", "if I remember right"), or the assistant's part ("if you can").

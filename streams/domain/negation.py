@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence, Set
 
-from streams.domain.subclauses import factive_before, in_a_clause_before
+from streams.domain.subclauses import NEGATORS_OWN, factive_before, in_a_clause_before
 from streams.domain.wording import (
     ends_with_phrase,
     folded_words,
@@ -52,7 +52,7 @@ _NEGATORS = (
 )
 # Where a clause ends, besides punctuation: what follows it is said on its own.
 _CONJUNCTIONS = (
-    "but and or so because since when while although though however then yet aber und"
+    "but and or so because since when while although though however then yet aber und maar"
     " cuando quand quando wenn wanneer когда"
     " oder denn weil sondern doch mais et ou car donc pero y porque sino pues e ma ed"
     " però perché mas porém но и а или потому ale oraz lecz fakat ama ve tapi dan atau"
@@ -207,9 +207,9 @@ def negated_before(
     while end > 0 and start - end < _SCOPE and end not in breaks:
         stop = phrase_ending(words, end, _STOP_PHRASES)
         if stop is not None and (
-            len(stop) > 1 or not ends_with_phrase(words, end - 1, _NEGATOR_PHRASES)
+            stop[0] not in NEGATORS_OWN or not ends_with_phrase(words, end - 1, _NEGATOR_PHRASES)
         ):
-            return False  # a conjunction ends the clause ("non è" is no "and"; 不过 is)
+            return False  # a conjunction ends the clause ("non è" is no "and"; "nggak tapi" is)
         if _opens_its_own_clause(words, end):
             return False
         if (

@@ -59,7 +59,7 @@ _MAX_HITS = 64
 # vegan", "Tom, 34, nurse"), not picked out of a longer one.
 _LONE_WORD_CLAUSE = 3
 _MAX_SPOTS = 32
-_BECAUSE = word_set("because cuz bc çünkü weil donde where wo où onde dove")
+_BECAUSE = word_set("because cuz bc çünkü weil donde where wo où onde dove ama fakat")
 
 
 class _Said:

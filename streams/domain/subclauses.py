@@ -3,7 +3,8 @@
 "when I'm not coding I play guitar": the "not" is the "when" clause's, and "I play
 guitar" opens a clause with its own subject, without a comma between. "You didn't know I
 have a twin", "kamu belum tahu bahwa saya sudah menikah": what someone does not know is
-still so (the verb is factive), so the quote after it stands.
+still so (the verb is factive), so the quote after it stands. "gak tau ngaruh atau
+nggak tapi aku kidal": "tapi" ("but") ends the negated clause.
 """
 
 from __future__ import annotations
@@ -12,6 +13,9 @@ from collections.abc import Sequence, Set
 
 from streams.domain.wording import word_set
 
+# Conjunctions that after a negator are its own ("non è", folded as "e"; "not so", "not
+# yet"); any other ends its clause ("nggak tapi aku kidal", "không nhưng mình").
+NEGATORS_OWN = frozenset(["e", "a", "so", "yet", "then", "though", "however", "и", "а"])
 _SUBORDINATORS = word_set("when whenever while once if after before because since although")
 _SUBJECTS = word_set("i we he she they you")
 _SCOPE = 6  # words looked back from the negator for the clause's opening
