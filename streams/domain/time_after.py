@@ -14,7 +14,7 @@ to the gym when I have time", "Je vais au cinéma quand j'ai du temps".
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from streams.domain import futures
 from streams.domain.wording import ends_with_phrase, folded_words, phrase_index, word_set
@@ -83,9 +83,16 @@ def future_before_time(words: Sequence[str], start: int, end: int, last: int) ->
 
 
 def _opening(words: Sequence[str], at: int) -> tuple[str, ...] | None:
-    for size in range(_LONGEST, 0, -1):
+    return phrase_at(words, at, _OPENINGS, _LONGEST)
+
+
+def phrase_at(
+    words: Sequence[str], at: int, phrases: Collection[tuple[str, ...]], longest: int
+) -> tuple[str, ...] | None:
+    """The longest of ``phrases`` (none longer than ``longest`` words) starting at ``at``."""
+    for size in range(longest, 0, -1):
         found = tuple(words[at : at + size])
-        if found in _OPENINGS:
+        if found in phrases:
             return found
     return None
 

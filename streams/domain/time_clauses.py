@@ -23,7 +23,7 @@ import re
 from collections.abc import Sequence
 
 from streams.domain import futures
-from streams.domain.time_after import future_before_time
+from streams.domain.time_after import future_before_time, phrase_at
 from streams.domain.time_scripts import arabic_or_chinese
 from streams.domain.wording import ends_with_phrase, folded_words, phrase_index, word_set
 
@@ -151,11 +151,7 @@ def future_after_time(words: Sequence[str], span: tuple[int, int, int, int],
 
 
 def _opening(words: Sequence[str], at: int) -> tuple[str, ...] | None:
-    for size in range(_LONGEST, 0, -1):
-        found = tuple(words[at : at + size])
-        if found in _OPENINGS:
-            return found
-    return None
+    return phrase_at(words, at, _OPENINGS, _LONGEST)
 
 
 def _clause_end(words: Sequence[str], lo: int, start: int, breaks: frozenset[int], lang: str
