@@ -21,11 +21,11 @@ def default_instance_id() -> str:
     return f"{socket.gethostname()}-{os.getpid()}" + (f"-{n}" if n > 1 else "")
 
 
-# Settings a worker takes over as they are.
 # More than a fetch's wait brings in below capacity, so a gathering fetch returns after its
 # wait, or at once when a backlog holds this much.
 GATHER_BYTES = 1 << 20
 
+# Settings a worker takes over as they are.
 _FROM_SETTINGS = (
     "shutdown_deadline_s", "max_poll_interval_ms", "session_timeout_ms", "transient_max_attempts",
     "transient_min_retry_s", "kafka_txn_watchdog_s", "max_record_bytes",
