@@ -19,7 +19,8 @@ from typing import Any
 
 import psutil
 
-from bench._harness import Fleet, Probe, delta
+from bench._harness import Fleet, delta
+from bench._probe import Probe
 from bench._workload import committed_at, episode_states, progress
 from streams.events import EpisodeCompleted
 from streams.kafka.publisher import Publisher

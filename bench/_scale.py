@@ -19,7 +19,8 @@ import statistics
 import time
 from typing import Any
 
-from bench._harness import Fleet, Probe, delta
+from bench._harness import Fleet, delta
+from bench._probe import Probe
 from bench._workload import Tenant, episode
 from streams.kafka.publisher import Publisher
 from streams.settings import Settings

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from chaos.poison import episode_payload
+from chaos.poison_episodes import episode_payload
 
 
 @dataclass(frozen=True)

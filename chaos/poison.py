@@ -9,6 +9,7 @@ database's columns, dates Postgres or Python cannot hold), sizes over the limits
 sent, and only once the pipeline re-encodes it), a key that is not the payload's tenant
 or none at all, and stage events that break their model (inverted validity, NaN vectors, missing
 winners). chaos/oddities.py holds records that look wrong but are good: they must be processed.
+The input topic's episodes with one field made wrong come from chaos/poison_episodes.py.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 
+from chaos.poison_episodes import episode_payload, episode_poison
 from streams.settings import Settings
 
 # Which stages consume a (short) topic name.
@@ -50,19 +52,6 @@ class Poison:
 def fingerprint(key: bytes | None, value: bytes | None) -> str:
     digest = hashlib.sha256(value if value else b"<none>")
     return f"{(key or b'').decode('utf-8', 'replace')}|{digest.hexdigest()[:16]}"
-
-
-def episode_payload(dataset: str, project: str, tag: str, **overrides: object) -> dict[str, object]:
-    base: dict[str, object] = {
-        "event_id": f"poison-{tag}", "dataset": dataset, "project_id": project,
-        "episode_id": f"poison-{tag}", "session_id": "s-poison",
-        "window": {"from_seq": 0, "to_seq": 0},
-        "messages": [{"seq": 0, "role": "user", "content": f"I work at poison {tag}.",
-                      "created_at": "2026-01-01T00:00:00Z"}],
-        "completed_at": "2026-01-01T00:00:00Z",
-    }  # fmt: skip
-    base.update(overrides)
-    return base
 
 
 def _stage_event(dataset: str, project: str, tag: str, **overrides: object) -> dict[str, object]:
@@ -102,92 +91,6 @@ def _copy_over_limit(dataset: str, project: str, limit: int) -> bytes:
         last["content"] = last["content"][:-cut]
         raw = json.dumps(event, separators=(",", ":")).encode()
     return raw
-
-
-def _episode_poison(dataset: str, project: str) -> list[tuple[str, bytes | None, str]]:
-    """(name, value, reason) of the input-topic kinds that are valid JSON objects."""
-
-    def ep(tag: str, **overrides: object) -> bytes:
-        event = episode_payload(dataset, project, tag)
-        event.update(overrides)
-        return json.dumps(event).encode()
-
-    def msg(tag: str, **fields: object) -> bytes:
-        m = {"seq": 0, "role": "user", "content": "hi", "created_at": "2026-01-01T00:00:00Z"}
-        return ep(tag, messages=[{**m, **fields}])
-
-    return [
-        ("missing-fields", json.dumps({"dataset": dataset, "hello": 1}).encode(), "invalid_schema"),
-        ("colon-in-tenant", ep("colon", project_id="evil:tenant"), "invalid_schema"),
-        ("newline-in-tenant", ep("newline", dataset=dataset + "\n"), "invalid_schema"),
-        ("empty-dataset", ep("empty-ds", dataset=""), "invalid_schema"),
-        ("message-too-long", msg("long", content="y" * 25_000), "invalid_schema"),
-        ("unknown-role", msg("role", role="root"), "invalid_schema"),
-        ("nul-in-content", msg("nul", content="a\u0000b"), "invalid_schema"),
-        ("nul-in-episode-id", ep("nul-id", episode_id="ep\u0000"), "invalid_schema"),
-        ("nul-in-session-id", ep("nul-session", session_id="s\u0000"), "invalid_schema"),
-        (
-            "seq-over-int4",
-            ep(
-                "seq-int4",
-                window={"from_seq": 0, "to_seq": 2**31 - 1},
-                messages=[
-                    {
-                        "seq": 2**31,
-                        "role": "user",
-                        "content": "x",
-                        "created_at": "2026-01-01T00:00:00Z",
-                    }
-                ],
-            ),
-            "invalid_schema",
-        ),
-        (
-            "window-over-int4",
-            ep("window-int4", window={"from_seq": 0, "to_seq": 2**31}),
-            "invalid_schema",
-        ),
-        ("negative-seq", msg("negative", seq=-1), "invalid_schema"),
-        ("seq-as-string", msg("seq-str", seq="0"), "invalid_schema"),
-        ("seq-fraction", msg("seq-frac", seq=0.5), "invalid_schema"),
-        (
-            "seq-infinite",
-            b'{"dataset": "' + dataset.encode() + b'", "seq": 1e400}',
-            "invalid_schema",
-        ),
-        ("year-1", ep("year-1", completed_at="0001-01-01T00:00:00Z"), "invalid_schema"),
-        (
-            "year-9999-past-utc",
-            ep("utc-overflow", completed_at="9999-12-31T23:00:00-05:00"),
-            "invalid_schema",
-        ),
-        ("naive-datetime", ep("naive", completed_at="2026-01-01T00:00:00"), "invalid_schema"),
-        ("epoch-datetime", ep("epoch", completed_at=1767225600), "invalid_schema"),
-        ("epoch-created-at", msg("epoch-msg", created_at=1767225600), "invalid_schema"),
-        ("february-30", ep("feb-30", completed_at="2026-02-30T00:00:00Z"), "invalid_schema"),
-        ("reprocess-as-string", ep("reprocess-str", reprocess="yes"), "invalid_schema"),
-        ("schema-version-2", ep("version", schema_version=2), "invalid_schema"),
-        ("unknown-field", ep("extra", trace_id="abc"), "invalid_schema"),
-        ("event-id-null", ep("id-null", event_id=None), "invalid_schema"),
-        (
-            "too-many-messages",
-            ep(
-                "many",
-                window={"from_seq": 0, "to_seq": 600},
-                messages=[
-                    {"seq": i, "role": "user", "content": "x", "created_at": "2026-01-01T00:00:00Z"}
-                    for i in range(501)
-                ],
-            ),
-            "invalid_schema",
-        ),
-        ("content-not-text", msg("content-num", content=42), "invalid_schema"),
-        ("content-null", msg("content-null", content=None), "invalid_schema"),
-        ("messages-not-a-list", ep("not-list", messages={"seq": 0}), "invalid_schema"),
-        ("top-level-array", b"[1, 2, 3]", "invalid_schema"),
-        ("top-level-number", b"42", "invalid_schema"),
-        ("empty-object", b"{}", "invalid_schema"),
-    ]
 
 
 def corpus(settings: Settings, dataset: str, tenant_keys: list[str]) -> list[Poison]:
@@ -232,7 +135,7 @@ def corpus(settings: Settings, dataset: str, tenant_keys: list[str]) -> list[Poi
         ("copy-over-limit", "episodes.completed",
          _copy_over_limit(dataset, project, settings.max_record_bytes), "oversized"),
         ("tombstone", "episodes.completed", None, "empty"),
-        *((n, "episodes.completed", v, r) for n, v, r in _episode_poison(dataset, project)),
+        *((n, "episodes.completed", v, r) for n, v, r in episode_poison(dataset, project)),
         ("extracted-bad-json", "facts.extracted", b"{not json", "bad_json"),
         ("resolved-schema", "facts.resolved", js({"dataset": dataset, "facts": "none"}),
          "invalid_schema"),

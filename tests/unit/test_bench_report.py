@@ -1,11 +1,11 @@
 """The bench's verdicts (bench/_report.py) and its Postgres CPU split by stage
-(bench/_harness.py): what `make bench` prints as met / not met must follow the figures."""
+(bench/_probe.py): what `make bench` prints as met / not met must follow the figures."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from bench._harness import Probe
+from bench._probe import Probe
 from bench._report import evaluate
 
 CALLS_OK = {k: {"calls_min": lo, "calls_max": hi}
