@@ -1,4 +1,4 @@
-"""The field types of every event (streams/events.py), and the limits they enforce.
+"""The field types of every event (streams/events/), and the limits they enforce.
 
 Each type validates in the consumer exactly what its JSON Schema says, so a publisher
 that validates against schemas/*.json gets the consumer's answer:

@@ -162,7 +162,7 @@ class Settings(BaseSettings):
         if value > limit:
             raise ValueError(
                 f"{info.field_name}={value} is over {limit}, the most a fact event carries"
-                " (streams/events.py): every longer claim would fail validation; use at most"
+                " (streams/event_fields.py): every longer claim would fail validation; use at most"
                 f" {limit}"
             )
         return value

@@ -238,6 +238,8 @@ async def fact_page(request: Request) -> HTMLResponse:
         tag("p", "quote: ", tag("q", f.source_quote)),
         tag("p", f"untrusted: {f.untrusted_reason}", class_="error") if f.untrusted_reason
         else None,
+        [tag("p", f"#{r.id} ended in the user's words: ", tag("q", r.end_quote))
+         for r in detail.lineage if r.end_quote],
         tag("h2", "its rows on both clocks"),
         table(FACT_COLUMNS, [fact_cells(r, tp, detail.said_in) for r in detail.lineage],
               id="lineage"),

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
 
-from streams.domain.facts import BAND_SLACK, LiveFact, trusted_to_end
+from streams.domain.facts import BAND_SLACK, LiveFact, describe_fact, describe_live, trusted_to_end
 from streams.domain.time import (
     began_later,
     changed_before_start,
@@ -157,31 +157,6 @@ def _the_one_it_ends(
         return (-1.0 if similar is None else similar, said, fact.id)
 
     return max(same_object, key=closeness, default=None)
-
-
-def describe(
-    subject: str,
-    predicate: str,
-    obj: str,
-    valid_from: datetime | None = None,
-    valid_until: datetime | None = None,
-) -> str:
-    """The text a fact is shown as to the judge and in drop details."""
-    text = f"{subject} {predicate} {obj}"
-    times = []
-    if valid_from is not None:
-        times.append(f"from {valid_from.date().isoformat()}")
-    if valid_until is not None:
-        times.append(f"until {valid_until.date().isoformat()}")
-    return f"{text} ({' '.join(times)})" if times else text
-
-
-def describe_fact(fact: Fact) -> str:
-    return describe(fact.subject, fact.predicate, fact.object, fact.valid_from, fact.valid_until)
-
-
-def describe_live(fact: LiveFact) -> str:
-    return describe(fact.subject, fact.predicate, fact.object, fact.valid_from, fact.valid_until)
 
 
 def apply_verdicts(

@@ -17,6 +17,8 @@ the order they arrive in ("sold it 3 days ago" said after "sold it 2 weeks ago")
 streams/domain/stated_ends.py. An open fact with a start of its own arriving after a row
 said later that gave only its end ("moving to Berlin next month", after "no longer moving
 to Berlin": time.gave_only_its_end) goes on: the writer ends it there, as if said in order.
+What such a closure, or a candidate after a row said to end, does to that row is
+streams/domain/closures.py.
 
 Near-duplicate pass: a survivor whose embedding reaches the threshold against a live
 fact or an earlier survivor of the same subject is dropped. Three exceptions keep
@@ -37,53 +39,21 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from streams.domain.facts import (
-    BAND_SLACK,
-    LiveFact,
-    Triple,
-    distrust,
-    instant,
-    same_validity,
-    trusted_to_end,
-)
+from streams.domain.closures import bounded_by_an_end, closure_of, drop, quoted
+from streams.domain.facts import BAND_SLACK, LiveFact, Triple, same_validity
 from streams.domain.stated_ends import (
-    before_a_later_end,
-    order_decides,
     replaced_row_it_closes,
     restates_past_a_plan,
     stated_end_it_meets,
     wholly_before,
 )
-from streams.domain.time import (
-    EARLIEST,
-    effective_start,
-    gave_only_its_end,
-    is_current,
-    stated_after,
-)
+from streams.domain.time import is_current
 from streams.domain.vectors import cosine
-from streams.events import Closure, DedupedCandidate, Dropped, DropStage, Fact
+from streams.events import Closure, DedupedCandidate, Dropped, Fact
 
 EXACT = "exact_duplicate"
 IN_BATCH = "in_batch_duplicate"
 NEAR = "near_duplicate"
-UNTRUSTED_CLOSURE = "untrusted_closure"
-ENDED_LATER = "ended_later"
-
-
-def drop(fact: Fact, reason: str, detail: str) -> Dropped:
-    return Dropped(
-        stage=DropStage.DEDUP,
-        reason=reason,
-        detail=detail[:1000],
-        subject=fact.subject,
-        predicate=fact.predicate,
-        object=fact.object,
-    )
-
-
-def _quote(text: str, limit: int = 300) -> str:
-    return repr(text if len(text) <= limit else text[: limit - 1] + "…")
 
 
 @dataclass
@@ -125,7 +95,7 @@ def exact_pass(
     said = ends_said or {}
     for i, fact in enumerate(facts):
         if fact.triple in first_at:
-            detail = f"repeats candidate #{first_at[fact.triple]} {_quote(fact.sentence())}"
+            detail = f"repeats candidate #{first_at[fact.triple]} {quoted(fact.sentence())}"
             out.dropped.append(drop(fact, IN_BATCH, detail + " of this batch"))
             continue
         first_at[fact.triple] = i
@@ -137,7 +107,7 @@ def exact_pass(
         current = current or replaced_row_it_closes(fact, rows) or stated_end_it_meets(fact, rows)
         if current is not None and wholly_before(fact, current):
             current = None  # an earlier period of the same fact: a row of its own
-        if same is None and (bounded := _bounded_by_an_end(fact, rows, stated_at, now, said)):
+        if same is None and (bounded := bounded_by_an_end(fact, rows, stated_at, now, said)):
             out.add(bounded)  # history up to where that row starts, or dropped
         elif current is not None and restates_past_a_plan(fact, current, stated_at, min_confidence):
             out.survivors.append(fact)  # for the judge, against the plan that ends it
@@ -145,83 +115,13 @@ def exact_pass(
             row = same or current
             assert row is not None
             out.dropped.append(
-                drop(fact, EXACT, f"matches live fact #{row.id} {_quote(row.sentence())} exactly")
+                drop(fact, EXACT, f"matches live fact #{row.id} {quoted(row.sentence())} exactly")
             )
         elif current is not None:
-            out.add(_closing(fact, current, stated_at, min_confidence, said))
+            out.add(closure_of(fact, current, stated_at, min_confidence, said))
         else:
             out.survivors.append(fact)
     return out
-
-
-def _closing(
-    fact: Fact,
-    row: LiveFact,
-    stated_at: datetime,
-    min_confidence: float,
-    ends_said: Mapping[int, datetime],
-) -> Closure | Fact | Dropped:
-    """What a closure ``fact`` (said at ``stated_at``) does to ``row`` of its triple: end
-    it (the writer cascades), or, against a row said later, go on as a fact of its own;
-    against an end said later (stated_ends.order_decides), it keeps only the time before
-    that row."""
-    if not trusted_to_end(fact, min_confidence):
-        detail = (
-            f"would end live fact #{row.id} {_quote(row.sentence())}, but is not"
-            f" trusted to end a fact: {distrust(fact, min_confidence)}"
-        )
-        return drop(fact, UNTRUSTED_CLOSURE, detail)
-    if order_decides(fact, row) and stated_after(ends_said.get(row.id, row.stated_at), stated_at):
-        end = instant(row.valid_until)
-        assert end is not None
-        detail = (
-            f"ends fact #{row.id} {_quote(row.sentence())}, whose end ({end.isoformat()}) was"
-            " said later: the later statement stands"
-        )
-        return before_a_later_end(fact, row, stated_at) or drop(fact, ENDED_LATER, detail)
-    if stated_after(row.stated_at, stated_at):
-        return fact
-    return Closure(
-        fact_id=row.id, subject=row.subject, predicate=row.predicate, object=row.object,
-        valid_until=fact.valid_until,
-    )  # fmt: skip
-
-
-def _bounded_by_an_end(
-    fact: Fact, rows: Sequence[LiveFact], stated_at: datetime, now: datetime,
-    ends_said: Mapping[int, datetime],
-) -> Fact | Dropped | None:  # fmt: skip
-    """An open-ended ``fact`` arriving after a row of its triple that says when the fact
-    ends: one whose end was said later ("I drive a Civic", reaching the pipeline after "I
-    sold my Civic last week"), or one ended already, whose period holds the fact's start and was not
-    over when the fact was said. Processed in the order said, that end would have closed
-    ``fact``; here ``fact`` is history up to where that row starts, or, when the row's
-    period holds its start or ends before it, adds nothing (dropped); against a row that
-    gave only its end, it goes on unchanged for the writer to end there. None: no such row
-    (an open-ended row of the triple makes ``fact`` a plain duplicate)."""
-    if fact.valid_until is not None or any(r.valid_until is None for r in rows):
-        return None
-    begins = effective_start(fact.valid_from, stated_at)
-    for row in reversed(rows):
-        if gave_only_its_end(
-            row.valid_from, row.valid_until, row.stated_at, row.end_reason, fact.valid_from,
-            stated_at,
-        ):  # fmt: skip
-            return fact  # the writer ends it there and retires that row
-        end = instant(row.valid_until)
-        assert end is not None
-        start = effective_start(row.valid_from, row.stated_at or EARLIEST, end)
-        holds = start <= begins < end and stated_at < end and not is_current(end, now)
-        if not holds and not stated_after(ends_said.get(row.id, row.stated_at), stated_at):
-            continue
-        if end <= begins or start <= begins:
-            detail = (
-                f"said before or within fact #{row.id} {_quote(row.sentence())}, valid until"
-                f" {end.isoformat()}, which ends it no later and holds its start"
-            )
-            return drop(fact, ENDED_LATER, detail)
-        return fact.model_copy(update={"valid_until": start})
-    return None
 
 
 def _same_time(fact: Fact, row: LiveFact) -> bool:
@@ -272,7 +172,7 @@ def near_pass(
         )
         if live_hit is not None:
             detail = (
-                f"similar to live fact #{live_hit.id} {_quote(live_hit.sentence())}"
+                f"similar to live fact #{live_hit.id} {quoted(live_hit.sentence())}"
                 f" (similarity {live_hit.similarity:.4f} >= {threshold})"
             )
             out.dropped.append(drop(fact, NEAR, detail))
@@ -286,7 +186,7 @@ def near_pass(
         if best is not None:
             kept_fact = out.candidates[best[1]].fact
             detail = (
-                f"similar to earlier candidate {_quote(kept_fact.sentence())} of this batch"
+                f"similar to earlier candidate {quoted(kept_fact.sentence())} of this batch"
                 f" (similarity {best[0]:.4f} >= {threshold})"
             )
             out.dropped.append(drop(fact, NEAR, detail))

@@ -1,4 +1,5 @@
-"""A live fact as the rules see it, and what the rules compare facts by."""
+"""A live fact as the rules see it, what the rules compare facts by, and how a fact is
+shown to the judge and in drop details."""
 
 from __future__ import annotations
 
@@ -66,3 +67,28 @@ def distrust(fact: Fact, min_confidence: float) -> str:
     if fact.untrusted is not None:
         return fact.untrusted
     return f"confidence {fact.confidence:.2f} below {min_confidence}"
+
+
+def describe(
+    subject: str,
+    predicate: str,
+    obj: str,
+    valid_from: datetime | None = None,
+    valid_until: datetime | None = None,
+) -> str:
+    """The text a fact is shown as to the judge and in drop details."""
+    text = f"{subject} {predicate} {obj}"
+    times = []
+    if valid_from is not None:
+        times.append(f"from {valid_from.date().isoformat()}")
+    if valid_until is not None:
+        times.append(f"until {valid_until.date().isoformat()}")
+    return f"{text} ({' '.join(times)})" if times else text
+
+
+def describe_fact(fact: Fact) -> str:
+    return describe(fact.subject, fact.predicate, fact.object, fact.valid_from, fact.valid_until)
+
+
+def describe_live(fact: LiveFact) -> str:
+    return describe(fact.subject, fact.predicate, fact.object, fact.valid_from, fact.valid_until)

@@ -83,7 +83,10 @@ _EXCLAIMED = frozenset(
     tuple(tokens(p))
     for p in (
         "my surprise", "my shock", "my joy", "my relief", "my delight", "my face",
-        "my excitement", "my reaction",
+        "my excitement", "my reaction", "my amazement", "ma surprise", "ma joie",
+        "mon soulagement", "mi sorpresa", "mi alegría", "mi alivio", "la mia sorpresa",
+        "la mia gioia", "minha surpresa", "minha alegria", "meine überraschung",
+        "meine freude",
     )
 )  # fmt: skip
 _EXCLAIMING = word_set("you can could just")

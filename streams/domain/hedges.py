@@ -24,13 +24,15 @@ from __future__ import annotations
 
 from itertools import pairwise
 
-from streams.domain.mood import JOINS, POSSESSIVES
+from streams.domain.conditions import JOINS
+from streams.domain.mood import POSSESSIVES
+from streams.domain.opening_hedges import OPENING_ONLY, opening_hedge
+from streams.domain.seldom import seldom_after
 from streams.domain.wording import (
     Wording,
     ends_with_phrase,
     phrase_ending,
     phrase_index,
-    tokens,
     word_set,
 )
 
@@ -60,35 +62,20 @@ _JUST_BEFORE = phrase_index(
         "thinking about", "thinking of", "pensando en", "pensando em", "pensando di",
         "toying with the idea of", "playing with the idea of", "flirting with the idea of",
         "mulling over the idea of", "mulling over", "toying with",
-        "考虑", "考慮",
+        "考虑", "考慮", "worried", "worried that", "afraid", "afraid that", "scared",
+        "scared that", "terrified", "terrified that", "i fear", "concerned that",
+        "j'ai peur que", "tengo miedo de que", "me temo que", "ich fürchte", "боюсь, что",
     ),
 )  # fmt: skip
-# Possibility words only opening their clause: Spanish "Igual me mudo" (not "es igual
-# que", "Igual que mi padre"), Russian "Может, я перееду", "Может я" (not "Он может
-# работать": "can"), Indonesian "Bisa jadi saya pindah" (not "Saya bisa jadi guru").
-# Vietnamese "Chắc tôi sẽ", Indonesian "Kayaknya saya akan": "I guess I'll", only before
-# a subject and a future (not "Chắc chắn" "surely", nor a belief, "Kayaknya saya alergi").
-# Vietnamese "Có thể tôi sẽ" ("maybe I will"; "có thể" alone is "can": "Tôi có thể bơi").
-_OPENING_ONLY = phrase_index(
-    "igual может chắc kayaknya kayanya kyknya",
-    phrases=("bisa jadi", "bisa-bisa", "có thể", "chắc là", "good chance", "high chance"),
-)
-_GUESSES = frozenset(
-    tuple(tokens(w)) for w in ("chắc", "kayaknya", "kayanya", "kyknya", "có thể", "chắc là")
-)
-_GUESSING = word_set("tôi mình em anh chúng saya aku kami kita")
-_GUESSED_FUTURE = word_set("sẽ akan bakal mau")
 _JUST = "just"
-_IGUAL, _MOZHET = ("igual",), tuple(tokens("может"))
-# "Igual me mudo", "Igual vuelvo", not "Igual que", nor "igual" as "anyway" before a
-# past ("Llovía, igual salí a correr").
-_AFTER_IGUAL = word_set("me te se nos lo la le les los las no ya voy estoy soy doy")
-_RUSSIAN_SPEAKERS = word_set("я мы")
+_NOT_NAMING = word_set("will would could should might may can i we you he she they it and but so")
+_TELLING = word_set("tell say mention admit add confess share note warn ask let")
 # "I could move to Denver next year": "could" a possibility only with a time to come in
 # its clause ("I could swim when I was five", "I couldn't find my keys" stand).
 _COULD, _SPEAKERS = "could", word_set("i we")
 # "I could not", "I could hardly believe that tomorrow ...": no plan.
 _COULD_NOT = word_set("not hardly barely scarcely never believe")
+_COULD_OPTIONS = word_set("try always maybe possibly consider")
 _TO_COME = word_set("tomorrow someday")  # not "soon", "eventually": told of a past too
 _QAD, _IMPERFECT, _PAST_ENDINGS = "قد", ("ا", "ن", "ي", "ت"), ("ت", "نا", "وا", "تم")
 _ARABIC_TO_COME = word_set("القادم القادمة المقبل المقبلة قريبا غدا لاحقا")
@@ -97,8 +84,9 @@ _PERIODS = word_set("year month week summer spring autumn fall winter semester w
 # only there, since they say how often, not "not" ("I rarely go out as I have a newborn").
 _RARELY = phrase_index(
     "rarely seldom selten rarement raramente редко jarang zelden rzadko nadiren 很少",
-    phrases=("rara vez", "pocas veces", "di rado", "hiếm khi", "hardly ever"),
-)
+    phrases=("rara vez", "pocas veces", "di rado", "hiếm khi", "hardly ever", "कभी कभार ही",
+             "कभी कभार"),
+)  # fmt: skip
 # Before a verb's -ing form only: "I'm considering moving to Denver" (not "Considering I
 # live in Denver, ...").
 _CONSIDERING = word_set("considering contemplating")
@@ -114,7 +102,7 @@ _STOPS = frozenset(JOINS) | word_set(
     " obwohl хотя saber sabes dije dicho hatırlarsın hatırlıyorsun biliyorsun surprisingly"
     " ironically honestly frankly interestingly funnily luckily sadly soalnya sebab"
     " unsurprisingly predictably obviously admittedly oddly strangely weirdly fortunately"
-    " unfortunately"
+    " unfortunately matters relevant important wichtig importante belangrijk"
     " considering çünkü como parce puisque weil denn olvidó olvidaste olvidé lupa oublié"
 )
 _REASONS = word_set("as bc cuz cos coz bcs bcuz where while whereas")  # before "I", "we"
@@ -144,7 +132,7 @@ _ARTICLES = word_set("a an the")
 _NOT_HEDGING_BEFORE = word_set(
     "尽 盡 不 sebisa secepat sebanyak semaksimal sebaik sedapat my all his her our their with"
 )
-_NOT_HEDGING_AFTER = word_set("性 钟 鐘")
+_NOT_HEDGING_AFTER = word_set("性 钟 鐘 な")  # 可能な限り: "as far as possible"
 # French "peut être" is also "can be" ("Mon boulot peut être stressant"): a hedge only
 # opening its clause or after a subject or an auxiliary ("Je vais peut-être déménager").
 _PEUT_ETRE = ("peut", "etre")
@@ -166,9 +154,9 @@ def hedged(said: Wording, start: int, end: int) -> bool:
         if at in breaks:
             return not given and _a_hedge_alone(said, first, at)
         hedge = _hedge_ending(words, at)
-        if hedge is not None:
+        if hedge is not None and not _a_name(said, at - 1):  # "My cat Maybe is three"
             return not (given and hedge in _WHETHER)
-        if _opening_hedge(said, at) or (words[at - 1] == _COULD and _could_plan(said, at)):
+        if opening_hedge(said, at) or (words[at - 1] == _COULD and _could_plan(said, at)):
             return not given
         if words[at - 1] == _QAD and _arabic_may(said, at):
             return not given
@@ -176,7 +164,15 @@ def hedged(said: Wording, start: int, end: int) -> bool:
             return False  # "..., and I live in Denver", "You might remember that I ..."
         at -= 1
     after = "".join(words[end : end + 4])
-    return end not in breaks and after.startswith(_AFTER) and not after.startswith(_NOT_AFTER)
+    if end not in breaks and after.startswith(_AFTER) and not after.startswith(_NOT_AFTER):
+        return True
+    return seldom_after(words, end, breaks)  # "I eat meat rarely"
+
+
+def _a_name(said: Wording, at: int) -> bool:
+    """Whether the hedge word at ``said.words[at]`` is capitalised inside its sentence
+    after a noun ("My cat Maybe"), not after a verb or a subject ("We will Maybe move")."""
+    return at in said.names and at > 0 and said.words[at - 1] not in _NOT_NAMING
 
 
 def _just_before(words: list[str], start: int) -> bool:
@@ -216,16 +212,18 @@ def _hedge_ending(words: list[str], at: int) -> tuple[str, ...] | None:
         return None
     nxt = words[at] if at < len(words) else ""
     before = words[at - len(hedge) - 1] if at - len(hedge) > 0 else ""
-    return hedge if _hedges(hedge, before, nxt, words[at : at + 2]) else None
+    return hedge if _hedges(hedge, before, nxt, words[at : at + 3]) else None
 
 
-def _hedges(hedge: tuple[str, ...], before: str, nxt: str, two_after: list[str]) -> bool:
+def _hedges(hedge: tuple[str, ...], before: str, nxt: str, after: list[str]) -> bool:
     """Whether ``hedge``, between ``before`` and ``nxt``, is a possibility of the user's."""
     if hedge == ("ob",):
         return nxt in _GERMAN_SUBJECTS  # German "ob ich", not an English "OB"
     if hedge == _PEUT_ETRE and before and before not in _FRENCH_BEFORE:
         return False
-    if two_after == ["as", "well"] or nxt.isdigit() or nxt in _AMOUNTS:
+    if after[:2] == ["as", "well"]:  # "might as well quit", not "might as well tell you"
+        return len(after) > 2 and after[2] not in _STOPS and after[2] not in _TELLING
+    if nxt.isdigit() or nxt in _AMOUNTS:
         return False  # "might as well"; "I ran maybe 10 km": about, not perhaps
     if before in _STOPS:
         return False  # "Tu te souviens peut-être que ...": the hedge is the telling's
@@ -246,7 +244,7 @@ def _a_hedge_alone(said: Wording, first: int, clause_start: int) -> bool:
     """Whether the clause ending at ``clause_start`` is only a possibility word
     ("Возможно,", "Maybe,")."""
     hedge = phrase_ending(said.words, clause_start, _POSSIBLY) or phrase_ending(
-        said.words, clause_start, _OPENING_ONLY
+        said.words, clause_start, OPENING_ONLY
     )
     if hedge is None:
         return False
@@ -254,24 +252,6 @@ def _a_hedge_alone(said: Wording, first: int, clause_start: int) -> bool:
     if opening > first and said.words[opening - 1] == _JUST:
         opening -= 1  # "Maybe, just maybe, I'll ..."
     return opening <= first or opening in said.breaks
-
-
-def _opening_hedge(said: Wording, at: int) -> bool:
-    """Whether a possibility word that counts only opening its clause ends just before
-    ``said.words[at]`` and opens the clause."""
-    words = said.words
-    hedge = phrase_ending(words, at, _OPENING_ONLY)
-    if hedge is None:
-        return False
-    opening = at - len(hedge)
-    if not (opening in said.breaks or opening == said.sentence_span(said.sentence_of(at))[0]):
-        return False
-    if hedge == _IGUAL:
-        return at < len(words) and (words[at] in _AFTER_IGUAL or words[at].endswith("o"))
-    if hedge in _GUESSES:
-        nxt = words[at : at + 2]
-        return len(nxt) == 2 and nxt[0] in _GUESSING and nxt[1] in _GUESSED_FUTURE
-    return hedge != _MOZHET or words[at] in _RUSSIAN_SPEAKERS
 
 
 def _arabic_may(said: Wording, at: int) -> bool:
@@ -290,6 +270,8 @@ def _could_plan(said: Wording, at: int) -> bool:
     words = said.words
     if at < 2 or words[at - 2] not in _SPEAKERS or words[at] in _COULD_NOT:
         return False
+    if words[at] in _COULD_OPTIONS:
+        return True  # "I could try being a vegetarian", "we could always move"
     lo = max((b for b in said.breaks if b <= at), default=0)
     hi = min((b for b in said.breaks if b > at), default=len(words))
     clause = words[lo:hi]

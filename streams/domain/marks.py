@@ -53,6 +53,8 @@ _TRAILING = phrase_index("的话 的話", phrases=("た ら", "だ ら", "な �
 _NOT_CONDITIONS = tuple(normalise(w) for w in ("さよう", "さよ", "说", "說", "讲", "講"))
 _E_ROW = frozenset(normalise(k) for k in "えけげせぜてでねへべぺめれ")
 _BA = normalise("ば")
+# "できれば" ("if I can": preferably), "よければ" (if you like): no condition of the told.
+_BA_NOT_CONDITIONS = frozenset(normalise(w) for w in ("でき", "よけ", "良け"))
 _HIRAGANA = re.compile("[\u3041-\u309f]")
 # Verb-first conditions: "Should I get the job, ...", "Had I known, ...", "Sollte ich".
 _INVERTING = word_set("should had were sollte hätte wäre mocht")
@@ -78,7 +80,9 @@ def trailing_condition(words: Sequence[str], at: int, breaks: frozenset[int]) ->
     if phrase is not None:
         before = "".join(words[max(0, at - 5) : at - len(phrase)])
         return 0 if before.endswith(_NOT_CONDITIONS) else len(phrase)
-    return 2 if at >= 2 and last == _BA and words[at - 2] in _E_ROW else 0
+    if at < 2 or last != _BA or words[at - 2] not in _E_ROW:
+        return 0
+    return 0 if "".join(words[max(0, at - 4) : at - 2]) in _BA_NOT_CONDITIONS else 2
 
 
 def any_trailing(words: Sequence[str], lo: int, hi: int, breaks: frozenset[int]) -> bool:
@@ -107,18 +111,44 @@ _OPENING_PHRASES = frozenset(
         "as long as", "so long as", "provided that", "provided i", "provided we",
         "providing that", "providing i", "on condition that", "con tal de que",
         "siempre y cuando", "pourvu que", "a condition que", "a condicion de que", "purche",
-        "om jag", "om du", "om vi", "om ni", "om han", "om hon",
+        "om jag", "om du", "om vi", "om ni", "om han", "om hon", "provided they",
+        "provided he", "provided she", "providing they",
+        "pourvu qu", "a condition qu", "con tal que", "a patto che", "unter der bedingung",
     )
 )  # fmt: skip
 
 
+_OPENING_FIRST = frozenset(p[0] for p in _OPENING_PHRASES)
 _DURATION = word_set("have has had takes took")
+# "if" words that are everyday words elsewhere ("Ha ha", "Kung Fu", German "Solange" a
+# name): a condition only before a word of their own language, a verb or a subject:
+# Hungarian "Ha megkapom az állást", Tagalog "Kung makukuha ko", "Solange sie mich".
+_HU_PREFIXES = ("meg", "el", "ki", "be", "fel", "le", "at", "haza", "vissza")
+_HU_ENDINGS = ("om", "em", "ok", "ek", "unk", "nak", "nek", "od", "ed", "ja", "i")
+_TL_PREFIXES = ("ma", "na", "mag", "nag", "um", "pa")
+_TL_WORDS = word_set("ako ikaw ka siya kami tayo kayo sila may wala hindi")
+_DE_SUBJECTS = word_set("ich du er sie es wir ihr man")
+
+
+def foreign_if(words: Sequence[str], first: int) -> bool:
+    """Whether the sentence from ``first`` opens with Hungarian "ha", Tagalog "kung" or
+    German "solange" before a word of their own language."""
+    if first + 1 >= len(words):
+        return False
+    opening, nxt = words[first], words[first + 1]
+    if opening == "ha":
+        return len(nxt) > 4 and nxt.startswith(_HU_PREFIXES) and nxt.endswith(_HU_ENDINGS)
+    if opening == "kung":
+        return nxt in _TL_WORDS or (len(nxt) > 4 and nxt.startswith(_TL_PREFIXES))
+    return opening == "solange" and nxt in _DE_SUBJECTS
 
 
 def opening_condition(words: Sequence[str], first: int, start: int, breaks: frozenset[int]
                       ) -> bool:  # fmt: skip
     """Whether the sentence from ``first`` opens with a condition of several words ("As
     long as", "Provided that", "Om jag") whose clause ends before ``words[start]``."""
+    if words[first] not in _OPENING_FIRST:
+        return False  # the common case
     for phrase in _OPENING_PHRASES:
         if tuple(words[first : first + len(phrase)]) == phrase:
             after = words[first + len(phrase) : first + len(phrase) + 3]

@@ -4,10 +4,11 @@
 a statement the user did not make, and so does the second half of "If I get the offer I
 will move to Berlin". A quote that is the user's own yes/no question with its opening
 ("Do", "Should I") or its closing particle (吗, か) cut off, or that follows a condition
-in its sentence, or just after a wish ("I wish I had a dog", "I'd like to live in
-Lisbon", "I used to live in Berlin", "I almost moved"), is not the user's claim; nor is
-a future after a time clause ("When I move, I'll buy a car": streams/domain/
-time_clauses.py) or the action a question asks advice on (streams/domain/advice.py).
+in its sentence (streams/domain/conditions.py), or just after a wish ("I wish I had a
+dog", "I'd like to live in Lisbon", "I used to live in Berlin", "I almost moved"), is not
+the user's claim; nor is a future after a time clause ("When I move, I'll buy a car":
+streams/domain/time_clauses.py) or the action a question asks advice on
+(streams/domain/advice.py).
 
 What a user tells an assistant in passing stands: a whole question quoted ("What should I
 get my wife for our anniversary?" says the user has a wife), a request ("Can you help me
@@ -24,17 +25,26 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from streams.domain.advice import advice_closing, advice_opening, marked_opening, weighed
-from streams.domain.fiction import fictional, supposing_at
-from streams.domain.futures import italian_reflexive
-from streams.domain.marks import (
-    any_trailing,
-    asked_whole,
-    inverted_condition,
-    opening_condition,
-    trailing_condition,
+from streams.domain.advice import (
+    advice_closing,
+    advice_opening,
+    marked_opening,
+    should_asked,
+    weighed,
 )
+from streams.domain.conditions import (
+    MANNER,
+    MANNER_REACH,
+    about_the_telling,
+    an_opening_condition,
+    condition_reaches,
+)
+from streams.domain.fiction import fictional, supposing_at
+from streams.domain.futures import italian_reflexive, romanian_reflexive
+from streams.domain.habits import habitual_when, one_off_when
+from streams.domain.marks import asked_whole, inverted_condition, opening_condition
 from streams.domain.time_clauses import future_after_time
+from streams.domain.time_inside import after_a_time_clause_mid_sentence, inside_a_future_time
 from streams.domain.views import FIRST_PERSON, reported, wished_after
 from streams.domain.wording import (
     Wording,
@@ -57,6 +67,7 @@ _AUXILIARIES = word_set(
 # A clause of reasons or circumstances inside a question states them ("since I'm ...").
 _GIVEN_REASONS = word_set("da weil nu omdat since because now puisque porque")
 _CLOSING_PARTICLES = word_set("吗 嗎 か 呢")
+_PARTICLES = [[p] for p in _CLOSING_PARTICLES]
 _LI = "ли"  # Russian: a yes/no question's particle after its first word
 # Words that open what the user's words take as given, whatever the sentence does.
 _POSSESSIVES = word_set(
@@ -64,46 +75,8 @@ _POSSESSIVES = word_set(
     " nuestro nuestra mio mia miei mie meu minha meus minhas mijn onze min mitt mina"
     " мой моя моё мои наш наша mój moja moje benim 내 제 나의"
 )
+POSSESSIVES = _POSSESSIVES  # for streams/domain/hedges.py
 
-_CONDITIONS = phrase_index(
-    "if unless wenn falls sofern jeśli jeżeli если якщо eğer jika nếu 如果 假如 要是 倘若"
-    " もし 만약 만일 إذا لو اگر אם अगर यदि εάν αν jos kalau kalo apabila seandainya andaikan"
-    " ikiwa ถ้า 只要 万一 萬一 pokud jestli dacă",
-    phrases=("in case", "let's say", "what if", "stell dir vor"),
-)
-# Conditions only as a sentence's first word with a clause of their own after them: "Si
-# consigo el trabajo, me mudo" (not "Sí, vivo en Madrid", nor reflexive "Se mudó").
-_OPENING_CONDITIONS = word_set("si se als")
-_ALS, _GERMAN_ONLY_SUBJECTS = "als", word_set("ich du wir ihr")
-# Where the condition's reach ends, looking back from the quote: a conjunction joining
-# two statements in the quote's own clause (not "then", which introduces what a
-# condition leads to; one inside the condition, "if I get the job and a flat,", does not).
-_JOINS = phrase_index(
-    "but and or so because although though however yet aber und oder denn weil sondern"
-    " doch mais et ou car donc pero y porque sino pues e ma ed però perché mas porém но и"
-    " а или потому ale oraz lecz fakat ama ve tapi dan atau nhưng và 但 而 和 并 且 แต่"
-    " และ لكن אבל लेकिन और 하지만 그리고 でも しかし そして"
-)
-JOINS, POSSESSIVES = _JOINS, _POSSESSIVES  # for streams/domain/hedges.py
-# Just before the condition: "even if", "whenever", "wonder if" (whether).
-# Malay and Indonesian "kalau" before one word and a comma: "as for" ("Kalau saya, ...").
-_TOPIC_MARKERS = frozenset([("kalau",), ("kalo",)])
-# "Kalau lagi stres aku makan coklat": whenever (a habit), unless a future follows.
-_LAGI, _ID_FUTURE, _HABIT_REACH = "lagi", word_set("akan bakal mau"), 12
-_NOT_CONDITIONING = word_set(
-    "even selbst auch immer mal даже nawet גם حتى bahkan wonder wondering check see ask"
-    " asking know sure tell unsure idea decide clue whether lupa tahu tau ingat bilang"
-    " か"  # かもしれない: no もし ("if")
-)
-# In the condition: about the telling, not the told ("if you're curious", "if I'm
-# honest", "if possible", "if I remember right"), or the assistant's part ("if you can").
-_MANNER = word_set(
-    "you your du dich dir tu vous usted ustedes ты вы 你 您 remember recall memory honest"
-    " honestly ask mistaken matters helps understand curious wondering relevant interested"
-    " possible necessary needed anything erinnere ehrlich fragst помню честно что"
-    " pamiętam chodzi 记错 記錯 可以 याद nhớ nhầm זוכר سمحت possível posible possibile ärlig"
-    " boleh"
-)
 # In the quote: a habit, true whenever the condition is ("if it rains I always cycle").
 _HABITS = phrase_index(
     "always usually never immer meistens toujours siempre sempre всегда zawsze 总是 いつも"
@@ -129,16 +102,26 @@ _WISHES = phrase_index(
         "dream of",
         "dreaming of",
         "zou graag",
+        "should have",
+        "could have",
+        "would have",
+        "debería haber",
+        "j'aurais dû",
+        "avrei dovuto",
+        "deveria ter",
     ),
 )
 # Chinese 想 "want to", but "think" before a subject: "我想我很懒" is the user's hedge.
 _XIANG = ("想",)
 _CHINESE_SUBJECTS = word_set("我 你 他 她 我们 他们")
-_GIVEN_ANYWAY = word_set("sowieso ohnehin anyway anyways")
 _WANTING = word_set("muốn mau ingin pengen pengin würde")  # würde: also "wurde", folded
 _WISHED_REACH = 2
-_CONDITION_REACH = 20  # tokens looked back for a condition (characters, in CJK)
-_MANNER_REACH = 4
+# What a wish may be of besides the quote: telling it ("want to know", "like to add").
+_TOLD_WISHED = word_set(
+    "know mention say tell add note share admit confess inform wissen sagen erwähnen"
+    " saber decir mencionar savoir dire mentionner dizer sapere weten zeggen"
+)
+_PASTS = word_set("used solía solías solíamos solían costumava costumavam")  # "used to say"
 
 
 def asked(said: Wording, start: int, end: int) -> bool:
@@ -149,19 +132,33 @@ def asked(said: Wording, start: int, end: int) -> bool:
         return False  # "Ist es eine gute Idee, da ich Diabetiker bin, ...": given
     first, last = said.sentence_span(sentence)
     opening, closing = tuple(said.words[first:start]), said.words[end:last]
+    marked = sentence in said.asked
     if said.words[start] in _POSSESSIVES:  # given, unless it is the action weighed
-        return weighed(opening, said.words[start:end]) and sentence in said.asked
-    if _a_yes_no_opening(opening, said.words[start]):
+        return _weighed(opening, said.words[start:end], marked)
+    if _a_yes_no_opening(opening, said.words[start]) or should_asked(opening, marked):
         return True  # "should i quit my job" is asked with or without its mark
     if marked_opening(opening):
-        return sentence in said.asked
-    if sentence in said.asked and advice_closing(closing) and end not in said.breaks:
-        return True  # "İşimi bırakmam mantıklı mı?"
+        return marked
+    if (
+        (marked or closing[-1:] in _PARTICLES)
+        and advice_closing(closing)
+        and end not in said.breaks
+    ):
+        return True  # "İşimi bırakmam mantıklı mı?", "辞职是明智的吗"
     if len(closing) == 1 and closing[0] in _CLOSING_PARTICLES and end not in said.breaks:
         return not opening or (len(opening) <= _ASKED_BEFORE and sentence in said.asked)
     if last - first > 2 and said.words[first + 1] == _LI:
         return True  # Russian "Стоит ли", "Должен ли я": a yes/no question throughout
     return asked_whole(said.words, (first, start, end, last), sentence in said.asked)
+
+
+def _weighed(opening: tuple[str, ...], quote: list[str], marked: bool) -> bool:
+    """Whether a quote opening with "my", "mein" is the action an advice question weighs:
+    "Ist es eine gute Idee, meinen Job zu kündigen?", "meinst du ich sollte mein Auto
+    verkaufen" (its verb last), not "my car" in "Should I sell my car?"."""
+    if weighed(opening, quote) and marked:
+        return True
+    return should_asked(opening, marked) and len(quote) > 1 and quote[-1].endswith("en")
 
 
 def _a_yes_no_opening(opening: tuple[str, ...], first_quoted: str) -> bool:
@@ -185,6 +182,8 @@ def wished(said: Wording, start: int, end: int) -> bool:
     a wish just after ``said.words[end - 1]`` ("बर्लिन में रहना चाहता हूँ")."""
     for at in range(start, max(0, start - _WISHED_REACH), -1):
         wish = phrase_ending(said.words, at, _WISHES)
+        if wish and at < start and said.words[at] in _TOLD_WISHED and wish[0] not in _PASTS:
+            break  # "You might want to know I'm allergic", "I'd like to add I'm vegan"
         if wish is not None and at in said.breaks and wish[-1] in _WANTING:
             break  # Vietnamese "về muộn," ("late", as "muốn" folded): "want" takes a verb
         if wish is not None:  # "Ich wünschte, ich hätte mehr Zeit"
@@ -198,56 +197,38 @@ def supposed(said: Wording, start: int, end: int) -> bool:
     """Whether a condition comes before ``said.words[start:end]`` in its sentence and
     reaches it (see the module doc for the conditions that do not)."""
     words = said.words
-    if _a_habit(words, start, end) or (
-        words[start] in _POSSESSIVES and not italian_reflexive(words[start : start + 2])
+    first, last = said.sentence_span(said.sentence_of(start))
+    if words[start] in _POSSESSIVES and not (
+        italian_reflexive(words[start : start + 2]) or romanian_reflexive(words, first, start)
     ):
         return False
-    first, last = said.sentence_span(said.sentence_of(start))
-    if _an_opening_condition(said, first, (start, end, last)):
-        return not _about_the_telling(words, first + 1, start)
+    if _a_habit(words, start, end):  # "if it rains I never cycle", not "my ex claimed i never"
+        return reported(said, first, start)
+    if habitual_when(words, first, start, end, said.breaks):
+        return False  # "Wenn ich gestresst bin, esse ich Schokolade"
+    if one_off_when(words, first, start, end, said.breaks):
+        return True  # "Sobald ich den Job habe, ziehe ich nach Berlin"
+    if an_opening_condition(said, first, (start, end, last)):
+        return not about_the_telling(words, first + 1, start)
     if supposing_at(words, (first, start), said.breaks) or reported(said, first, start):
         return True
     if fictional(said, first, start):
         return True
     if future_after_time(words, (first, start, end, last), said.breaks, said.names):
         return True
+    if _in_time(words, (first, start, end, last), said.breaks):
+        return True  # "When I have kids I'll ...", "..., anyway when the project ends ill"
     if opening_condition(words, first, start, said.breaks):
-        return _MANNER.isdisjoint(words[first:start])  # not "As long as I can remember,"
+        return MANNER.isdisjoint(words[first:start])  # not "As long as I can remember,"
     if inverted_condition(words, first, start, said.breaks):
-        return not _MANNER.intersection(words[first + 1 : first + 1 + _MANNER_REACH])
-    return _a_condition_reaches(said, first, start)
+        return not MANNER.intersection(words[first + 1 : first + 1 + MANNER_REACH])
+    return condition_reaches(said, first, start)
 
 
-def _a_condition_reaches(said: Wording, first: int, start: int) -> bool:
-    """Whether a condition a few words before ``said.words[start]`` in its sentence
-    reaches it: not past a conjunction of the quote's own clause, nor from after another
-    clause, nor one about the telling."""
-    words = said.words
-    reach = max(first, start - _CONDITION_REACH)
-    if _CONDITIONS.keys().isdisjoint(words[reach:start]) and not any_trailing(
-        words, reach, start, said.breaks
-    ):
-        return False  # no condition in reach: the common case
-    in_own_clause = True
-    for at in range(start, reach, -1):
-        in_own_clause = in_own_clause and at not in said.breaks
-        if in_own_clause and ends_with_phrase(words, at, _JOINS):
-            return False
-        if ends_with_phrase(words, at, _CONDITIONS):
-            if not in_own_clause and _trailing(said, first, at):
-                return False  # "Буду рада, если поможешь — я мама": the clause before's
-            return not _about_the_telling(words, at, start, said.breaks)
-        closing = trailing_condition(words, at, said.breaks)
-        if closing:  # the condition is the clause before its closing mark
-            return _MANNER.isdisjoint(words[max(first, at - closing - _MANNER_REACH) : at])
-    return False
-
-
-def _trailing(said: Wording, first: int, at: int) -> bool:
-    """Whether the condition ending before ``said.words[at]`` follows a clause of two
-    words or more in its sentence: it says on what that clause depends."""
-    opening = at - len(phrase_ending(said.words, at, _CONDITIONS) or ())
-    return any(first + 1 < b <= opening for b in said.breaks)
+def _in_time(words: Sequence[str], span: tuple[int, int, int, int], breaks: frozenset[int]) -> bool:
+    return inside_a_future_time(words, span, breaks) or after_a_time_clause_mid_sentence(
+        words, span, breaks
+    )
 
 
 def _a_habit(words: Sequence[str], start: int, end: int) -> bool:
@@ -255,37 +236,3 @@ def _a_habit(words: Sequence[str], start: int, end: int) -> bool:
     if _HABITS.keys().isdisjoint(words[start:end]):
         return False
     return any(ends_with_phrase(words, at, _HABITS) for at in range(start + 1, end + 1))
-
-
-def _an_opening_condition(said: Wording, first: int, quote: tuple[int, int, int]) -> bool:
-    """Whether the quote is the clause after a sentence's first word "si" ("Si j'avais un
-    chien, ..." quoted without its "si"), or the one after its comma ("Si consigo el
-    trabajo, me mudo")."""
-    start, end, last = quote
-    if start < first + 1 or said.words[first] not in _OPENING_CONDITIONS:
-        return False
-    if first + 1 in said.breaks:
-        return False  # "Sí, vivo en Madrid"
-    if said.words[first] == _ALS and said.words[first + 1] in _GERMAN_ONLY_SUBJECTS:
-        return False  # German "Als ich in Berlin wohnte": a past time, not Dutch "if"
-    if start == first + 1:  # the condition itself, if a clause follows it
-        return any(b in said.breaks for b in range(end, last))
-    return any(b in said.breaks for b in range(first + 2, start + 1))
-
-
-def _about_the_telling(
-    words: Sequence[str], end: int, start: int, breaks: frozenset[int] = frozenset()
-) -> bool:
-    """Whether the condition ending before ``words[end]`` is "even if", "whenever", "if"
-    for "whether", or about the telling ("if you ask me")."""
-    marker = phrase_ending(words, end, _CONDITIONS) or ()
-    if marker in _TOPIC_MARKERS and end + 1 in breaks:
-        return True  # "Kalau saya, saya suka kopi": "as for me", no condition
-    if marker in _TOPIC_MARKERS and words[end : end + 1] == [_LAGI]:
-        return _ID_FUTURE.isdisjoint(words[end : end + _HABIT_REACH])  # "Kalau lagi stres"
-    before = end - len(marker) - 1
-    if before >= 0 and words[before] in _NOT_CONDITIONING:
-        return True
-    if not _GIVEN_ANYWAY.isdisjoint(words[end : end + _MANNER_REACH + 2]):
-        return True  # "wenn ich im März sowieso nach Wien ziehe": a given, not supposed
-    return bool(_MANNER.intersection(words[end : min(start, end + _MANNER_REACH)]))

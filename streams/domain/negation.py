@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence, Set
 
+from streams.domain.affirming import affirming
 from streams.domain.subclauses import NEGATORS_OWN, factive_before, in_a_clause_before
 from streams.domain.wording import (
     ends_with_phrase,
@@ -24,7 +25,6 @@ from streams.domain.wording import (
     normalise,
     phrase_ending,
     phrase_index,
-    tokens,
     word_set,
 )
 
@@ -142,45 +142,6 @@ _REACHING = word_set(
     " думаю хочу уверен myślę chcę 觉得 认为 想 true correct right case wahr vrai verdad"
     " verdade vero правда"
 )
-# Negations that affirm.
-_AFFIRMING = [
-    tuple(tokens(p))
-    for p in (
-        "can not wait",
-        "can not believe",
-        "could not be happier",
-        "could not be better",
-        "not going to lie",
-        "no doubt",
-        "nothing beats",
-        "nothing better than",
-        "nothing compares to",
-        "nada como",
-        "rien de tel que",
-        "nichts geht über",
-        "rien de tel qu",
-        "do not forget",
-        "never forget",
-        "no olvides",
-        "oublie pas",
-        "não esqueça",
-        "não esqueças",
-        "non dimenticare",
-        "vergiss nicht",
-        "vergeet niet",
-        "glöm inte",
-        "nie zapomnij",
-        "не забудь",
-        "не забывай",
-        "jangan lupa",
-        "不要忘记",
-        "不要忘了",
-        "मत भूलना",
-        "मत भूलो",
-        "لا تنسى",
-        "لا تنس",
-    )
-]
 # What an after-negator may stand before without negating ("plus a dog", "pas loin",
 # "nicht weit", "não sei se").
 _NOT_NEGATED_NEXT = word_set("a an un une one my loin weit far mal précisément exactement sei w")
@@ -216,7 +177,7 @@ def negated_before(
             ends_with_phrase(words, end, _NEGATOR_PHRASES)
             and end - 1 not in names
             and not _an_answering_no(words, end, start)
-            and not _affirming(words, end - 1)
+            and not affirming(words, end - 1, start)
             and _in_its_language(words, end - 1, start)
             and not in_a_clause_before(words, end, start, breaks)
         ):
@@ -244,17 +205,6 @@ def _opens_its_own_clause(words: Sequence[str], end: int) -> bool:
         return False
     verb = end - len(opener) - 1
     return verb < 0 or words[verb] not in _REACHING
-
-
-def _affirming(words: Sequence[str], at: int) -> bool:
-    """Whether the negator ``words[at]`` belongs to a phrase that affirms ("can't wait",
-    "don't forget that", "no doubt")."""
-    return any(
-        token == words[at] and tuple(words[at - k : at - k + len(phrase)]) == phrase
-        for phrase in _AFFIRMING
-        for k, token in enumerate(phrase)
-        if at >= k
-    )
 
 
 def _an_answering_no(words: Sequence[str], end: int, start: int) -> bool:

@@ -10,7 +10,7 @@ change nothing (streams/domain/mending.py). Another word of the same shape (Bern
 Berlin, Juli for Juni), a dropped or added negation, a quote the user negated in its
 clause before or after it (streams/domain/negation.py), asked or supposed
 (streams/domain/mood.py), or a lone word picked out of a longer sentence is not the
-user's claim. A quote
+user's claim (streams/domain/said.py). A quote
 with an ellipsis ("sold my civic ... bought a tesla") is checked part by part: every
 part, in order, a few words apart within one sentence of one message. A quote too short
 to say anything (one letter) supports nothing. A claim whose quote fails (or that has
@@ -26,19 +26,15 @@ import re
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from difflib import SequenceMatcher
 from itertools import pairwise
 
 from streams.domain.guards import Claim
-from streams.domain.hedges import hedged
 from streams.domain.mending import FILLERS, little, may_elide, may_leave_out, mended, typos
-from streams.domain.mood import asked, supposed, wished
-from streams.domain.negation import negated_after, negated_before
-from streams.domain.scope import framed_earlier, viewed_after
+from streams.domain.said import Rules, Said
 from streams.domain.support import unmentioned
-from streams.domain.takeback import taken_back
-from streams.domain.wording import Wording, is_unspaced, normalise, tokens, word_set, wording
+from streams.domain.wording import is_unspaced, normalise, tokens
 from streams.events import Message, Role
 
 __all__ = ["CLOSE_MATCH", "check_quotes", "normalise", "quote_found", "user_texts"]
@@ -52,101 +48,17 @@ _MAX_GAP = 12  # words the user may have written between two parts of an elided 
 _CLOSE_BUDGET = 300_000
 _MIN_QUOTE_CHARS = 3  # letters and digits; in scripts without spaces, two
 _MIN_UNSPACED_QUOTE_CHARS = 2
-# A repetitive message stays cheap: occurrences of a quote examined, positions of one
-# pair of words kept for anchoring a close match.
+# A repetitive message stays cheap: occurrences of a quote examined.
 _MAX_HITS = 64
-# A quote of one word is the user's only as (nearly) a clause of its own ("Vegan.", "I'm
-# vegan", "Tom, 34, nurse"), not picked out of a longer one.
-_LONE_WORD_CLAUSE = 3
-_MAX_SPOTS = 32
-_BECAUSE = word_set("because cuz bc çünkü weil donde where wo où onde dove ama fakat")
-
-
-class _Said:
-    """One user message as tokens, the words after punctuation, and lookups over them."""
-
-    __slots__ = ("_spots", "breaks", "offsets", "padded", "wording", "words")
-
-    def __init__(self, text: str) -> None:
-        self.wording = wording(text)
-        self.words = self.wording.words
-        self.breaks = self.wording.breaks
-        self.padded = f" {' '.join(self.words)} "
-        self.offsets: list[int] = []  # where " word" of each token begins in padded
-        at = 0
-        for word in self.words:
-            self.offsets.append(at)
-            at += len(word) + 1
-        self._spots: dict[tuple[str, str], list[int]] | None = None
-
-    def sentence_of(self, word: int) -> int:
-        """Which sentence of the message the word at (or the gap before) ``word`` is in."""
-        return self.wording.sentence_of(word)
-
-    def unsaid(self, start: int, end: int, rules: _Rules) -> bool:
-        """Whether the words at ``start:end`` are not a statement of the user's: negated
-        around them, or (by ``rules``) asked, supposed, or one word picked out of a longer
-        sentence ("Berlin" from "Berlin was too expensive")."""
-        if negated_before(self.words, start, self.breaks, self.wording.names):
-            return True
-        if negated_after(self.words, end, self.breaks):
-            return True
-        if rules.moods and _moody(self.wording, start, end):
-            return True
-        return rules.lone and self._picked_out(start)
-
-    def _picked_out(self, word: int) -> bool:
-        """Whether the one word at ``word`` was asked ("Vegan?", "Berlin or Munich?") or
-        picked out of a longer clause than an item of a list ("Tom, 34, nurse, Leeds")."""
-        if word > 0 and self.words[word - 1] in _BECAUSE:
-            return False  # "arayacağım çünkü işteyim", "donde nací": a clause of its own
-        if self.sentence_of(word) in self.wording.asked:
-            return True
-        first = max((b for b in self.breaks if b <= word), default=0)
-        last = min((b for b in self.breaks if b > word), default=len(self.words))
-        stretch = self.words[first:last]
-        return len(stretch) > _LONE_WORD_CLAUSE and not any(map(is_unspaced, stretch))
-
-    def spots(self) -> dict[tuple[str, str], list[int]]:
-        """Where each pair of consecutive words occurs (the first few times)."""
-        if self._spots is None:
-            self._spots = {}
-            for i, pair in enumerate(pairwise(self.words)):
-                seen = self._spots.setdefault(pair, [])
-                if len(seen) < _MAX_SPOTS:
-                    seen.append(i)
-        return self._spots
-
-
-def _moody(said: Wording, start: int, end: int) -> bool:
-    return (
-        asked(said, start, end)
-        or supposed(said, start, end)
-        or wished(said, start, end)
-        or hedged(said, start, end)
-        or taken_back(said, start, end)
-        or framed_earlier(said, start)
-        or viewed_after(said, start, end)
-    )
-
-
-@dataclass(frozen=True)
-class _Rules:
-    """What besides negation makes words the user wrote not their statement."""
-
-    moods: bool = True  # asked or supposed (streams/domain/mood.py)
-    lone: bool = False  # the quote is one word: picked out of a longer sentence
-
-
-_STATED = _Rules()
+_STATED = Rules()
 _NOT_STATED = (
     "in the user's messages but not as their statement:"
     " asked, supposed, wished, another's view or a lone word"
 )
-_WRITTEN = _Rules(moods=False)  # the words are there, whatever their mood
+_WRITTEN = Rules(moods=False)  # the words are there, whatever their mood
 
 
-def _whole_words_at(part: list[str], said: _Said, lo: int, rules: _Rules) -> tuple[int, int] | None:
+def _whole_words_at(part: list[str], said: Said, lo: int, rules: Rules) -> tuple[int, int] | None:
     """Where ``part`` is (start, end) as consecutive whole words of the message from word
     ``lo`` on, said there (not negated, asked or supposed); None if nowhere."""
     if lo >= len(said.words):
@@ -163,7 +75,7 @@ def _whole_words_at(part: list[str], said: _Said, lo: int, rules: _Rules) -> tup
     return None
 
 
-def _anchor(part: list[str], said: _Said, lo: int) -> int | None:
+def _anchor(part: list[str], said: Said, lo: int) -> int | None:
     """The offset in the message at which most of ``part``'s word pairs line up."""
     votes: Counter[int] = Counter()
     spots = said.spots()
@@ -175,7 +87,7 @@ def _anchor(part: list[str], said: _Said, lo: int) -> int | None:
 
 
 def _close_at(
-    part: list[str], said: _Said, lo: int, budget: list[int], rules: _Rules
+    part: list[str], said: Said, lo: int, budget: list[int], rules: Rules
 ) -> tuple[int, int] | None:
     """Where a close match of ``part`` is (start, end) in the message from word ``lo`` on
     (see the module doc); None if there is none or ``budget`` is spent."""
@@ -250,17 +162,17 @@ def _quote_parts(quote: str) -> list[list[str]]:
 def quote_found(quote: str, texts: Sequence[str]) -> bool:
     """Whether every part of ``quote`` is (nearly) in one of ``texts``, in order."""
     parts = _quote_parts(quote)
-    said = [_Said(text) for text in texts]
+    said = [Said(text) for text in texts]
     return _found(parts, said, [_CLOSE_BUDGET], _stated(parts))
 
 
-def _stated(parts: Sequence[list[str]]) -> _Rules:
+def _stated(parts: Sequence[list[str]]) -> Rules:
     lone = len(parts) == 1 and len(parts[0]) == 1 and not is_unspaced(parts[0][0])
     return replace(_STATED, lone=lone)
 
 
 def _found(
-    parts: Sequence[list[str]], said: Sequence[_Said], budget: list[int], rules: _Rules
+    parts: Sequence[list[str]], said: Sequence[Said], budget: list[int], rules: Rules
 ) -> bool:
     if not parts or _too_short(parts):
         return False
@@ -272,7 +184,7 @@ def _found(
 
 
 def _in_order(
-    parts: Sequence[list[str]], said: _Said, budget: list[int] | None, rules: _Rules
+    parts: Sequence[list[str]], said: Said, budget: list[int] | None, rules: Rules
 ) -> bool:
     """Every part in the message, each after the one before, at most _MAX_GAP words from
     it and in the same sentence (an ellipsis leaves out a few words, not the end of one
@@ -290,7 +202,7 @@ def _in_order(
     return True
 
 
-def _elided(said: _Said, lo: int, hi: int) -> bool:
+def _elided(said: Said, lo: int, hi: int) -> bool:
     """Whether the words from ``lo`` to ``hi`` may stand for an ellipsis: a few, in one
     sentence, none that negates or makes the statement past, unsure or almost."""
     if hi - lo > _MAX_GAP or said.sentence_of(hi) != said.sentence_of(lo - 1):
@@ -305,7 +217,7 @@ def user_texts(messages: Sequence[Message]) -> list[str]:
 
 def check_quotes(claims: Sequence[Claim], messages: Sequence[Message]) -> list[Claim]:
     """Each claim, marked untrusted when its quote is not in the user's messages."""
-    said = [_Said(text) for text in user_texts(messages)]
+    said = [Said(text) for text in user_texts(messages)]
     budget = [_CLOSE_BUDGET]
     out = []
     for claim in claims:
@@ -330,7 +242,7 @@ def _shown(text: str, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _quote_problem(quote: str, said: Sequence[_Said], budget: list[int]) -> str | None:
+def _quote_problem(quote: str, said: Sequence[Said], budget: list[int]) -> str | None:
     if not quote.strip():
         return "no source quote given"
     shown = _shown(quote)

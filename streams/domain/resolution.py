@@ -21,42 +21,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from streams.domain.entity_rows import ANY_TYPE, EntityNeighbour, NewEntity
+from streams.domain.entity_rows import EntityRow as EntityRow  # the resolve stage's annotation
 from streams.domain.names import canonical_name
 from streams.domain.vectors import cosine
 from streams.events import USER_ENTITY, Entity, EntityType, Fact, FactKind
 
 Key = tuple[str, str]  # (canonical name, type)
 
-
-@dataclass(frozen=True)
-class EntityRow:
-    """A stored entity of the tenant."""
-
-    id: int
-    name: str
-    type: str
-
-
-@dataclass(frozen=True)
-class EntityNeighbour:
-    """The stored same-type entity nearest to an incoming one, and how near."""
-
-    id: int
-    name: str
-    type: str
-    similarity: float
-
-
-@dataclass(frozen=True)
-class NewEntity:
-    """An entity to insert, with the embedding of its name."""
-
-    name: str
-    type: str
-    embedding: list[float] | None
-
-
-ANY_TYPE = "*"  # the neighbour-search key of a probe: stored entities of every type
 # A literal object reads like a name when it is short and has no digits ("20000 usd",
 # "3 kids" and "2026-03-01" are values; "acme corporation" may be an entity).
 _PROBE_MAX_WORDS = 5

@@ -22,7 +22,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from streams.domain.fiction import FRAME_WORDS
-from streams.domain.views import AUTHORITIES, REPORTING, SAYING
+from streams.domain.holders import AUTHORITIES
+from streams.domain.views import REPORTING, SAYING
 from streams.domain.wording import (
     Wording,
     folded_words,
@@ -162,7 +163,7 @@ _KO_SELF = word_set("나는 저는 난 전 내가 제가 우리는 우리가 저
 _TR_NOMINAL = tuple("".join(w) for w in folded_words("ğumu ğımı ğimi ğümü"))
 _TR_VIEWS = word_set(
     "düşünüyor düşünüyorlar düşünür sanıyor sanıyorlar sanır söylüyor söylüyorlar söyledi"
-    " söylediler diyor diyorlar inanıyor inanıyorlar iddia"
+    " söylediler diyor diyorlar inanıyor inanıyorlar iddia söylerdi derdi"
 )
 
 

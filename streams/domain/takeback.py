@@ -12,12 +12,13 @@ cat" deny something else, and "I live in Berlin, no?" asks.
 
 from __future__ import annotations
 
+from streams.domain.corrections import a_line_told, believed_before, corrected_after
 from streams.domain.wording import Wording, tokens, word_set
 
 # Words that may open the denying clause: "but", "which", "lol".
 _OPENERS = word_set(
     "but which and lol haha jaja mdr aber mais pero но 但 でも ama tapi لكن mas ma però"
-    " though well ok okay"
+    " though well ok okay ja ha ah"
 )
 _DENIALS = frozenset(
     tuple(tokens(denial))
@@ -36,7 +37,27 @@ _DENIALS = frozenset(
         "said no one ever", "said nobody", "said no one", "not", "yeah right", "ya right",
         "as if", "i wish", "in my dreams", "in your dreams", "only in my dreams",
         "dans mes rêves", "en mis sueños", "in meinen träumen", "ja klar", "做梦吧",
-        "在梦里", "夢の中で",
+        "在梦里", "夢の中で", "that was a lie", "it was a lie", "that was a joke",
+        "it was a joke", "which was a lie", "that wasn't true", "that was not true",
+        "era mentira", "era broma", "c'était un mensonge", "c'était une blague",
+        "das war gelogen", "das war ein witz", "это была ложь", "это была шутка",
+        "to było kłamstwo", "to był żart", "era una bugia", "era uno scherzo",
+        "era uma mentira", "era brincadeira", "dat was gelogen", "dat was een grap",
+        "nothing's decided", "nothing is decided", "nothing's decided yet", "haven't decided",
+        "i haven't decided", "not decided yet", "nothing's final", "nothing is final",
+        "nothing's set in stone", "we haven't decided", "no está decidido",
+        "rien n'est décidé", "noch nicht entschieden", "ещё не решил", "ещё не решила",
+        "we've talked about it", "we've talked about it a bit", "just an idea",
+        "it's just an idea", "just a thought", "still thinking about it", "still deciding",
+        "solo es una idea", "c'est juste une idée", "nur eine idee", "noch unentschlossen",
+        "je rigole", "je blague", "je déconne", "grapje", "geintje", "żartuję", "żart",
+        "đùa thôi", "đùa đấy", "giỡn thôi", "scherz", "spaß", "bromeo", "scherzavo",
+        "ojalá", "j'aimerais bien", "schön wär's", "was het maar waar", "magari",
+        "quem me dera", "chciałbym", "chciałabym", "если бы", "keşke", "我倒希望是",
+        "だったらいいのに", "andai aja", "ước gì", "يا ليت", "s",
+        "i used to be", "well i used to be", "at least i used to be", "at least i was",
+        "du moins je l'étais", "bueno lo era", "lo era", "war ich mal", "zumindest war ich es",
+        "było kiedyś", "была когда-то",
     )
 )  # fmt: skip
 # A belief the user no longer holds, whatever follows it ("or so I thought until I tried").
@@ -50,7 +71,13 @@ _PAST_BELIEFS = frozenset(
         "du moins c'est ce que je pensais", "o eso creía", "o eso pensaba",
         "o al menos eso creía", "dachte ich", "so dachte ich", "dachte ich zumindest",
         "zumindest dachte ich das", "o almeno così pensavo", "ou pelo menos achava que sim",
-        "or so i'd thought", "по крайней мере мне так казалось",
+        "or so i'd thought", "по крайней мере мне так казалось", "so i thought",
+        "so i believed", "that's what i thought", "at least that's what i thought",
+        "c'est ce que je croyais", "c'est ce que je pensais", "enfin c'est ce que je croyais",
+        "eso creía yo", "al menos eso pensaba", "o almeno così credevo",
+        "pelo menos era o que eu achava", "zumindest dachte ich das", "так я думал",
+        "так мне казалось", "tak myślałem", "tak myślałam", "dat dacht ik", "or i was",
+        "o lo era", "bzw war ich", "ou je l'étais", "or at least i was",
     )
 )  # fmt: skip
 _LONGEST_BELIEF = max(len(b) for b in _PAST_BELIEFS)
@@ -81,6 +108,10 @@ def taken_back(said: Wording, start: int, end: int) -> bool:
     """Whether the rest of the clause ``said.words[start:end]`` ends, or one of the two
     clauses after it (each short), is only a denial of it."""
     words, breaks = said.words, said.breaks
+    if corrected_after(said, start, end) or believed_before(said, start):
+        return True  # "I live in Chicago. Well, actually I just moved", "I thought I ..."
+    if a_line_told(said, end):
+        return True  # "'I'm fine' is what I tell everyone"
     own = not _PERSONAL.isdisjoint(words[max(0, start - 1) : start + 1])
     lo = end
     for _ in range(_CLAUSES_ON):
@@ -106,6 +137,9 @@ def _a_denial(said: Wording, span: tuple[int, int], *, own: bool) -> bool:
     while opened < len(clause) and clause[opened] in _OPENERS:
         opened += 1
     rest = tuple(clause[opened:])
+    half = len(rest) // 2
+    if half and len(rest) % 2 == 0 and rest[:half] == rest[half:]:
+        rest = rest[:half]  # "jk jk", "şaka şaka"
     if rest not in _DENIALS or said.sentence_of(span[0]) in said.asked:
         return False
     if rest[0] in _PERSONAL and not own:

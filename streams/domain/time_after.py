@@ -8,8 +8,11 @@ Wohnung habe": the quote is the future, the clause after it the event it waits f
 language needs its own sign that the event has not happened: English a subject and a
 verb not in the past, Spanish a subjunctive ("cuando me mude", not "cuando puedo"),
 French and Italian a future in the clause too, Portuguese a future subjunctive, German
-"werde" with its verb last. A habit stands: "Voy al gimnasio cuando puedo", "I'm going
-to the gym when I have time", "Je vais au cinéma quand j'ai du temps".
+"werde" with its verb last (Dutch "ga", "zal": "Ik ga een hond nemen zodra we verhuisd
+zijn"), Russian and Polish a perfective in both ("Я куплю дачу, когда
+выйду на пенсию"). A habit stands: "Voy al gimnasio cuando puedo", "I'm going to the gym
+when I have time", "Je vais au cinéma quand j'ai du temps", "Я покупаю хлеб, когда иду
+домой".
 """
 
 from __future__ import annotations
@@ -20,12 +23,15 @@ from streams.domain import futures
 from streams.domain.wording import ends_with_phrase, folded_words, phrase_index, word_set
 
 _OPENINGS: dict[tuple[str, ...], str] = {
-    **dict.fromkeys([("when",), ("once",), ("as", "soon", "as")], "en"),
+    **dict.fromkeys([("when",), ("once",), ("as", "soon", "as"), ("the", "moment")], "en"),
+    **dict.fromkeys([("the", "minute"), ("the", "second"), ("the", "day")], "en"),
     **dict.fromkeys([("cuando",), ("en", "cuanto"), ("tan", "pronto", "como")], "es"),
     **dict.fromkeys([("quand",), ("lorsque",), ("des", "que"), ("une", "fois", "que")], "fr"),
     **dict.fromkeys([("quando",), ("assim", "que"), ("logo", "que")], "pt-it"),
     **dict.fromkeys([("appena",), ("una", "volta", "che")], "it"),
     **dict.fromkeys(folded_words("sobald nachdem falls"), "de"),  # not "wenn": a habit too
+    **dict.fromkeys(folded_words("zodra nadat"), "nl"),  # not "als", "wanneer": a habit too
+    **dict.fromkeys([*folded_words("когда kiedy gdy"), ("как", "только"), ("jak", "tylko")], "sl"),
 }
 _FIRST_WORDS = frozenset(o[0] for o in _OPENINGS)
 _LONGEST = max(map(len, _OPENINGS))
@@ -51,7 +57,11 @@ _GOING_VERBS = word_set(
     " celebrate throw hire fire drop launch publish finish"
 )
 _WAS = word_set("was were")
-_GERMAN_FUTURE = word_set("werde werden werd")
+_NOT_PLURAL = word_set(
+    "this thus always sometimes times days weeks months years hours minutes plus less yes"
+    " was has is his its unless perhaps"
+)
+_GERMANIC_FUTURE = {"de": word_set("werde werden werd"), "nl": word_set("ga gaan zal zullen")}
 
 
 def future_before_time(words: Sequence[str], start: int, end: int, last: int) -> bool:
@@ -73,8 +83,10 @@ def future_before_time(words: Sequence[str], start: int, end: int, last: int) ->
         return _spanish(quote, clause)
     if lang == "fr":
         return any(map(futures.french, quote)) and any(map(futures.french, clause))
-    if lang == "de":
-        return not _GERMAN_FUTURE.isdisjoint(quote) and quote[-1].endswith("n")
+    if lang in _GERMANIC_FUTURE:  # "Ich werde ... holen", "Ik ga een hond nemen"
+        return not _GERMANIC_FUTURE[lang].isdisjoint(quote) and quote[-1].endswith("n")
+    if lang == "sl":  # "Я куплю дачу, когда выйду на пенсию"
+        return futures.slavic_both(clause, quote)
     verb = clause[1:2] if clause[:1] and clause[0] in _PORTUGUESE_SUBJECTS else clause[:1]
     portuguese = futures.portuguese_subjunctive(verb) and (
         any(map(futures.portuguese, quote)) or futures.going(quote)
@@ -100,7 +112,7 @@ def phrase_at(
 def _english(quote: Sequence[str], clause: Sequence[str]) -> bool:
     """ "I'll buy a car", "I'm going to ask", "Gonna start" before "when I move", "once my
     insurance kicks in" (a subject and a verb not in the past)."""
-    if len(clause) < 2 or clause[0] not in _SUBJECTS or _past(clause[1]):
+    if len(clause) < 2 or not _a_subject(clause[0]) or _past(clause[1]):
         return False
     if any(ends_with_phrase(quote, at, _WILL) for at in range(1, len(quote) + 1)):
         return True
@@ -109,6 +121,11 @@ def _english(quote: Sequence[str], clause: Sequence[str]) -> bool:
         and (at == 0 or quote[at - 1] not in _WAS)
         for at in range(len(quote) - 2)
     )  # fmt: skip
+
+
+def _a_subject(word: str) -> bool:
+    """A pronoun or a determiner, or a plural noun ("once things calm down")."""
+    return word in _SUBJECTS or (len(word) > 3 and word.endswith("s") and word not in _NOT_PLURAL)
 
 
 def _past(word: str) -> bool:

@@ -23,6 +23,7 @@ import re
 from collections.abc import Sequence
 
 from streams.domain import futures
+from streams.domain.habits import DAILY
 from streams.domain.time_after import future_before_time, phrase_at
 from streams.domain.time_scripts import arabic_or_chinese
 from streams.domain.wording import ends_with_phrase, folded_words, phrase_index, word_set
@@ -38,6 +39,7 @@ _OPENINGS: dict[tuple[str, ...], str] = {
             ("the", "minute"),
             ("by", "the", "time"),
             ("if", "and", "when"),
+            ("the", "day"),
         ],
         "en",
     ),
@@ -49,12 +51,14 @@ _OPENINGS: dict[tuple[str, ...], str] = {
     **dict.fromkeys([("appena",), ("non", "appena"), ("una", "volta", "che")], "it"),
     **dict.fromkeys(folded_words("когда"), "ru"),
     ("как", "только"): "ru",
+    **dict.fromkeys([("kiedy",), ("gdy",), ("jak", "tylko"), ("kiedy", "tylko"), ("jak",)], "pl"),
     **dict.fromkeys(folded_words("sobald nachdem"), "de"),
     **dict.fromkeys(folded_words("zodra nadat wanneer"), "nl"),
     ("khi",): "vi",
     **dict.fromkeys(folded_words("setelah sesudah begitu"), "id"),
 }
 _FIRST_WORDS = frozenset(o[0] for o in _OPENINGS)
+FIRST_WORDS = _FIRST_WORDS  # for streams/domain/time_inside.py
 _LONGEST = max(map(len, _OPENINGS))
 # Idioms: "when it comes to", "when in Rome", "quand même" (still), "en cuanto a" (as
 # for), "когда-то" (once).
@@ -63,15 +67,22 @@ _NOT_TEMPORAL = (
     ("когда", "либо"), ("en", "cuanto", "a"), ("en", "cuanto", "al"),
 )  # fmt: skip
 # A word that may come before the opening ("So when I move, ...", "Y cuando me mude").
-_LEADING = word_set("so and but then well also y e et mais pero ma und aber en и а но")
-_SUBJECTS = word_set("i we he she they it you the my our your his her their")
+_LEADING = word_set(
+    "so and but then well also y e et mais pero ma und aber en и а но anyway anyways"
+)
+_SUBJECTS = word_set(
+    "i we he she they it you the my our your his her their summer winter spring autumn fall"
+    " christmas"
+)
 _SPEAKERS = word_set("i we")
 _ENGLISH_FUTURE = phrase_index("will shall", phrases=("am going to", "are going to"))
 _WILL = phrase_index("will shall")
+_ZAL = word_set("zal zullen")
 _FUTURE_WORDS = {
     "ru": word_set("буду будем"),
+    "pl": word_set("będę będziemy"),
     "de": word_set("werde werden werd"),
-    "nl": word_set("zal zullen"),
+    "nl": word_set("zal zullen ga gaan gaat"),  # "ga": not after the daily round
     "vi": word_set("sẽ"),
     "id": word_set("akan bakal"),
 }
@@ -154,6 +165,26 @@ def _opening(words: Sequence[str], at: int) -> tuple[str, ...] | None:
     return phrase_at(words, at, _OPENINGS, _LONGEST)
 
 
+def time_opening(words: Sequence[str], at: int) -> tuple[tuple[str, ...], str] | None:
+    """The time clause's opening at ``words[at]`` and the language of its futures, for
+    streams/domain/time_inside.py."""
+    opening = _opening(words, at)
+    if opening is None or any(tuple(words[at : at + len(i)]) == i for i in _NOT_TEMPORAL):
+        return None
+    return opening, _OPENINGS[opening]
+
+
+def main_opens(words: Sequence[str], at: int) -> bool:
+    """Whether an English main clause in the future opens at ``words[at]`` ("ill", "I'll",
+    "I'm going to"), for a time clause without a comma."""
+    return _informal_will(words, at) or (words[at] in _SPEAKERS and _future_opens(words, at + 1))
+
+
+def a_future(lang: str, time: Sequence[str], main: Sequence[str]) -> bool:
+    """Whether a time clause and the clause after it tell a future in ``lang``."""
+    return _HABIT.isdisjoint(main) and _a_future(lang, time, main)
+
+
 def _clause_end(words: Sequence[str], lo: int, start: int, breaks: frozenset[int], lang: str
                 ) -> int | None:  # fmt: skip
     """Where the time clause ends: at its punctuation, the quote in the clause after
@@ -166,7 +197,8 @@ def _clause_end(words: Sequence[str], lo: int, start: int, breaks: frozenset[int
         return start if start - lo >= _UNMARKED_CLAUSE else None
     return next(
         (at for at in range(lo + 2, start + 1) if _informal_will(words, at)
-         or (words[at] in _SPEAKERS and _future_opens(words, at + 1))),
+         or (words[at] in _SPEAKERS and (_future_opens(words, at + 1) or at == start
+                                          or futures.english_plan_opens(words, at + 1)))),
         None,
     )  # fmt: skip
 
@@ -199,26 +231,33 @@ def _a_future(lang: str, time: Sequence[str], main: Sequence[str]) -> bool:
         if _WILL_NAMED not in main and _going_somewhere(main):
             return False  # "I'm going to the gym, like I do every day"
         phrases = _WILL if lang == "en-after" else _ENGLISH_FUTURE
-        return main[:1] == [_ILL] or any(
-            ends_with_phrase(main, at, phrases) for at in range(1, len(main) + 1)
+        return (
+            main[:1] == [_ILL]
+            or any(ends_with_phrase(main, at, phrases) for at in range(1, len(main) + 1))
+            or futures.english_plan(time, main, after=lang == "en-after")  # "I need to buy"
         )
     if lang in ("de", "nl") and not _GERMANIC_PAST.isdisjoint(time):
         return False
+    if lang in ("ru", "pl"):  # "Когда перееду в Москву, куплю велосипед"
+        return futures.slavic_both(time, main) or not _FUTURE_WORDS[lang].isdisjoint(main)
+    if lang in ("vi", "id") and not _FUTURE_WORDS[lang].isdisjoint(time[-2:]):
+        return True  # "khi nghỉ hưu mình sẽ chuyển ra biển": "sẽ" before the quote
+    if lang == "nl" and not DAILY.isdisjoint(time):
+        return not _ZAL.isdisjoint(main)  # "zodra ik thuis kom ga ik hardlopen": a habit
     if lang in _FUTURE_WORDS:  # German, Dutch: with the verb last ("werde ich krank" is
         # "I get ill", a habit), "werde ich nach Berlin ziehen", "zal ik bellen"
         verb_last = lang not in ("de", "nl") or main[-1].endswith("n")
         return verb_last and not _FUTURE_WORDS[lang].isdisjoint(main)
-    if lang == "es":  # "compraré", or "voy a comprar" after "cuando me mude"
+    if lang == "es":  # "compraré", or "voy a comprar", "vivo" after "cuando me mude"
         return any(map(futures.spanish, main)) or (
-            futures.spanish_subjunctive(time) and futures.going(main, spanish_too=True)
+            futures.spanish_subjunctive(time) and futures.spanish_present(main)
         )
     if lang == "fr":  # "Quand je serai", "j'achèterai": a future in either clause, the
         # quote not after "que" ("ça fera 10 ans que je vis à Paris": "je vis" stands)
         return _QUE not in main[1:] and any(map(futures.french, (*time, *main)))
-    portuguese = any(map(futures.portuguese, main)) or (
-        futures.portuguese_subjunctive(time) and futures.going(main)
-    )
-    return (lang != "it" and portuguese) or (lang != "pt" and futures.italian_both(time, main))
+    portuguese = any(map(futures.portuguese, main)) or futures.portuguese_opening(time)
+    italian = any(map(futures.italian, time))  # "quando andrò in pensione, vado a vivere"
+    return (lang != "it" and portuguese) or (lang != "pt" and italian)
 
 
 def _going_somewhere(main: Sequence[str]) -> bool:

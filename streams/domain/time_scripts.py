@@ -4,7 +4,9 @@
 the sentence, 就 (or 要, 会) in the clause after says what follows the event.
 "عندما أحصل على الوظيفة سأشتري سيارة": عندما ("when") before a verb not in the past,
 then a future with سـ or سوف opening the clause after.
-What stands: "等一下，我就来" (等 "wait" before no subject), a past "等了很久，我就放弃了",
+"毕业以后我要去德国读研" ("after graduating I'll do a master's in Germany"): 以后 before
+the quote, 要 or 会 in it. What stands: "等一下，我就来" (等 "wait" before no subject), a
+past "等了很久，我就放弃了",
 "عندما وصلت إلى دبي ساعدني أخي" (a past time clause), a habit "عندما أكون متعبا أشرب القهوة".
 """
 
@@ -17,6 +19,9 @@ from streams.domain.wording import word_set
 _DENG, _LE = "等", "了"
 _THEN_WILL = word_set("就 要 会 會")  # "我就买车", "我要去云南住"
 _CHINESE_SUBJECTS = word_set("我 你 他 她 咱")
+_AFTER = ("以后", "之后", "以後", "之後")  # "after" an event
+_AFTER_LAST = frozenset(("后", "後"))
+_WILL = word_set("要 会 會")  # not 就, a habit too: "吃完饭以后我就睡觉"
 _ARABIC_WHEN = word_set("عندما حينما بعدما")
 _ARABIC_WAS = word_set("كان كانت كنت كنا")
 _SAWFA = "سوف"
@@ -34,11 +39,25 @@ def arabic_or_chinese(words: Sequence[str], span: tuple[int, int, int], breaks: 
     first, start, _ = span
     if start <= first + 1:
         return False
+    if _after_then_will(words, span):
+        return True
     if words[first] == _DENG:
         return _chinese(words, span, breaks)
     if words[first] in _ARABIC_WHEN:
         return _arabic(words, span)
     return False
+
+
+def _after_then_will(words: Sequence[str], span: tuple[int, int, int]) -> bool:
+    """ "毕业以后我要去德国读研": 以后 (after) before the quote, and 要 or 会 in it, not 了."""
+    first, start, end = span
+    if _AFTER_LAST.isdisjoint(words[first:start]):
+        return False  # the common case
+    before = "".join(words[first:start])
+    if not any(after in before for after in _AFTER):
+        return False
+    quote = words[start:end]
+    return not _WILL.isdisjoint(quote) and _LE not in quote
 
 
 def _chinese(words: Sequence[str], span: tuple[int, int, int], breaks: frozenset[int]) -> bool:
@@ -47,6 +66,10 @@ def _chinese(words: Sequence[str], span: tuple[int, int, int], breaks: frozenset
         return False
     main = max((b for b in breaks if first + 2 < b <= start), default=start)
     clause = words[main:end]
+    if main == start:  # no comma: "等我退休了我要搬到海边" quoted from after its 我要
+        return not _THEN_WILL.isdisjoint(words[max(first + 2, start - 2) : end]) and (
+            _LE not in clause
+        )
     return not _THEN_WILL.isdisjoint(clause) and _LE not in clause
 
 

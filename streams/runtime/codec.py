@@ -11,7 +11,7 @@ from streams.events import TenantEvent
 
 M = TypeVar("M", bound=BaseModel)
 
-# pydantic error types that mean "too large", not "malformed" (streams/events.py).
+# pydantic error types that mean "too large", not "malformed" (streams/events/).
 _SIZE_ERRORS = {"event_too_large"}
 
 

@@ -24,7 +24,8 @@ commits the consumer's offsets directly while it holds no outputs; its held outp
 offsets, as above: produced after the handler's own database commit, and visible to
 read_committed readers once, even when a broker outage outlasts the session and the
 group hands the records on (the stale commit is refused and aborts the outputs with it).
-Both, and replacing the producer after an outage, live in ``kafka_commit.py``.
+Both, and replacing the producer after an outage, live in ``kafka_commit.py``; the
+rebalance callbacks and the bookkeeping of ``_live`` they keep, in ``kafka_rebalance.py``.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ import logging
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Protocol
+from typing import Any
 
 from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
 
@@ -45,6 +46,7 @@ from streams.runtime.kafka_commit import (
     FatalKafkaError,
     ProducerSide,
 )
+from streams.runtime.kafka_rebalance import RebalanceCallbacks, RebalanceHooks
 from streams.runtime.kafka_stats import export_lag
 from streams.runtime.metrics import WorkerMetrics
 from streams.runtime.records import TP, OutRecord, PartitionPlan, Record
@@ -53,14 +55,6 @@ from streams.runtime.watchdog import Watchdog, exit_hung
 log = logging.getLogger("streams.runtime.kafka")
 rdkafka_log = logging.getLogger("librdkafka")
 __all__ = ["CommitFailed", "FatalKafkaError", "KafkaIO", "RebalanceHooks"]
-
-
-class RebalanceHooks(Protocol):
-    """The worker's side of a rebalance; called on the Kafka thread, may block on the loop."""
-
-    def assigned(self, parts: Sequence[tuple[TP, int]]) -> None: ...
-    def revoked(self, tps: Sequence[TP]) -> Sequence[PartitionPlan]: ...
-    def lost(self, tps: Sequence[TP]) -> None: ...
 
 
 def _to_record(m: Any) -> Record:
@@ -73,7 +67,7 @@ def _to_record(m: Any) -> Record:
     )
 
 
-class KafkaIO(ProducerSide):
+class KafkaIO(RebalanceCallbacks, ProducerSide):
     def __init__(
         self,
         cfg: WorkerConfig,
@@ -233,61 +227,7 @@ class KafkaIO(ProducerSide):
         finally:
             self.watchdog.close()
 
-    # --- callbacks (inside poll / close) -------------------------------------------
-    def _on_assign(self, _consumer: Consumer, partitions: list[TopicPartition]) -> None:
-        parts = []
-        with self._lock:
-            for tp in partitions:
-                key = (tp.topic, tp.partition)
-                self._live[key] = epoch = next(self._epochs)
-                self._committed.pop(key, None)
-                parts.append((key, epoch))
-        self._metrics.assigned.set(len(self._live))
-        log.info("assigned %s", sorted(k for k, _ in parts), extra={"stage": self.cfg.stage})
-        self._hooks.assigned(parts)
-
-    def _on_revoke(self, _consumer: Consumer, partitions: list[TopicPartition]) -> None:
-        tps = [(tp.topic, tp.partition) for tp in partitions]
-        log.info("revoked %s", sorted(tps), extra={"stage": self.cfg.stage})
-        self._refresh_group_meta()  # the generation now, for the commit below
-        try:
-            plans = self._hooks.revoked(tps)
-            if plans:
-                self.commit(plans)
-        except CommitFailed as exc:
-            log.warning("commit on revoke failed: %s", exc, extra={"stage": self.cfg.stage})
-        finally:
-            self._forget(tps)
-
-    def _refresh_group_meta(self) -> None:
-        # A consumer that is closing cannot answer (asked from the revoke callback inside
-        # close(), librdkafka can block for good); its last metadata then stands.
-        if self._closing:
-            return
-        with contextlib.suppress(Exception):
-            self._group_meta = self.consumer.consumer_group_metadata()
-
-    def _on_lost(self, _consumer: Consumer, partitions: list[TopicPartition]) -> None:
-        tps = [(tp.topic, tp.partition) for tp in partitions]
-        log.warning("lost %s", sorted(tps), extra={"stage": self.cfg.stage})
-        self._forget(tps)
-        self._hooks.lost(tps)
-
-    def _forget(self, tps: Sequence[TP]) -> None:
-        # librdkafka keeps a partition's pause flag across a rebalance: one forgotten here
-        # while paused would come back paused and never be read again.
-        paused = [TopicPartition(*tp) for tp in tps if tp in self._paused]
-        if paused:
-            with contextlib.suppress(KafkaException):
-                self.consumer.resume(paused)
-        with self._lock:  # waits for a commit in flight: none starts for these after
-            for tp in tps:
-                self._live.pop(tp, None)
-                self._committed.pop(tp, None)
-                self._paused.discard(tp)
-                self._metrics.forget_partition(*tp)
-            self._metrics.assigned.set(len(self._live))
-
+    # --- callbacks (inside poll): errors and statistics ----------------------------
     def _on_error(self, err: KafkaError) -> None:
         if err.code() == KafkaError._ALL_BROKERS_DOWN:
             self._cluster = "down"

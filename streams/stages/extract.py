@@ -3,7 +3,8 @@
 episodes.completed → facts.extracted. Per record: park the episode in its tenant's queue
 (the ledger row, ``queued``), then start the tenant's oldest queued episode if none of
 its episodes is in flight (``claim_next``, the per-tenant gate): load what the tenant
-already holds, ONE extractor call over the raw messages of the window, store the call
+already holds (a newer version of an episode first takes back what it no longer states:
+streams/stages/versions.py), ONE extractor call over the raw messages of the window, store the call
 trace, apply the claim guards and the quote check, and publish the guarded graph (the
 user's world is decided by the resolve stage, on resolved names). The started episode
 may be another one than the record's (an older one of the same tenant), and a record
@@ -44,8 +45,9 @@ from streams.runtime.stage import RecordContext, Routed, Stage, StageDeps
 from streams.settings import Settings
 from streams.stages.base import PipelineStage
 from streams.stages.release import RELEASE_HEADERS, Release, release_of, release_record
+from streams.stages.versions import prompt_context
 from streams.store import claims, episodes, gate
-from streams.store.context import load_entity_types, load_prompt_context
+from streams.store.context import load_entity_types
 from streams.store.llm_calls import record_calls, with_calls
 
 log = logging.getLogger(__name__)
@@ -229,11 +231,7 @@ class ExtractStage(PipelineStage[EpisodeCompleted]):
             log.info("extract: episode %s of %s skipped: empty window", *_ids(event))
             return []
 
-        async with pool.acquire() as conn:
-            context = await load_prompt_context(
-                conn, event.dataset, event.project_id,
-                settings.context_entity_names, settings.context_recent_facts,
-            )  # fmt: skip
+        context = await prompt_context(self.deps, event)  # a newer version takes back
         request = ExtractInput(
             scope=scope,
             messages=messages,

@@ -16,13 +16,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from streams.domain.contradictions import (
-    Pair,
-    apply_verdicts,
-    describe_fact,
-    describe_live,
-    find_pairs,
-)
+from streams.domain.contradictions import Pair, apply_verdicts, find_pairs
+from streams.domain.facts import describe_fact, describe_live
 from streams.events import FactsDeduped, FactsJudged, Verdict
 from streams.model.ports import (
     CallRecord,

@@ -17,7 +17,8 @@ from pydantic import BaseModel
 
 from streams.domain import resolution
 from streams.domain.drops import bound_dropped
-from streams.domain.resolution import EntityNeighbour, Incoming
+from streams.domain.entity_rows import EntityNeighbour
+from streams.domain.resolution import Incoming
 from streams.domain.users_world import keep_users_world
 from streams.events import FactsExtracted, FactsResolved
 from streams.model.ports import CallRecord

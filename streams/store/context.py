@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
+from streams.domain.versions import EarlierStatement
 from streams.events import USER_ENTITY, EntityType
 from streams.store.statements import Rider
 
@@ -27,6 +29,8 @@ def _live(alias: str = "") -> str:
 class PromptContext:
     entity_names: list[str] = field(default_factory=list)
     recent_facts: list[str] = field(default_factory=list)  # "subject predicate object"
+    # What an earlier version of the episode being extracted stated and is still believed.
+    earlier_statements: list[EarlierStatement] = field(default_factory=list)
 
 
 _CONTEXT = f"""
@@ -51,51 +55,76 @@ WITH recent AS MATERIALIZED (
     ) e GROUP BY e.name
 )
 SELECT 'name' AS part, n.name AS text, n.at, (SELECT max(id) FROM entities
-    WHERE dataset = $1 AND project_id = $2 AND name = n.name) AS num FROM named n
-UNION ALL SELECT 'window', NULL, min(created_at), count(*) FROM recent
-UNION ALL (SELECT 'unseen', name, NULL, max(id) FROM entities
+    WHERE dataset = $1 AND project_id = $2 AND name = n.name) AS num, NULL AS why FROM named n
+UNION ALL SELECT 'window', NULL, min(created_at), count(*), NULL FROM recent
+UNION ALL (SELECT 'unseen', name, NULL, max(id), NULL FROM entities
     -- fact-less names only fill a list the named ones leave short: not read otherwise
     WHERE dataset = $1 AND project_id = $2 AND (SELECT count(*) FROM named) < $4
         AND name NOT IN (SELECT name FROM named)
     GROUP BY name ORDER BY max(id) DESC LIMIT $4)
-UNION ALL (SELECT 'fact', subject || ' ' || predicate || ' ' || object, created_at, id
+UNION ALL (SELECT 'fact', subject || ' ' || predicate || ' ' || object, created_at, id, NULL
     FROM facts WHERE dataset = $1 AND project_id = $2 AND {_live()}
     ORDER BY created_at DESC, id DESC LIMIT $5)
+-- the episode's own statements from a version older than this one ($6 episode, $7 its
+-- completed_at; none for a first version), and the ends its closures gave: facts_by_episode
+UNION ALL SELECT 'said', source_quote, NULL, id, untrusted_reason FROM facts
+    WHERE dataset = $1 AND project_id = $2 AND episode_id = $6 AND stated_at < $7
+        AND copy_of IS NULL AND invalid_at IS NULL
+UNION ALL SELECT 'said', end_quote, NULL, id, NULL FROM facts
+    WHERE dataset = $1 AND project_id = $2 AND episode_id = $6 AND end_reason = 'closed'
+        AND end_quote IS NOT NULL AND invalid_at IS NULL
 """
 
 
 async def load_prompt_context(
-    conn: Any, dataset: str, project_id: str, entity_limit: int, fact_limit: int
-) -> PromptContext:
+    conn: Any, dataset: str, project_id: str, entity_limit: int, fact_limit: int,
+    episode: tuple[str, datetime] | None = None,
+) -> PromptContext:  # fmt: skip
     """Up to ``entity_limit`` entity names (those with recent live facts first) and the
-    ``fact_limit`` most recent live facts, so names and predicates stay consistent.
+    ``fact_limit`` most recent live facts, so names and predicates stay consistent; with
+    ``episode`` (its id and completed_at), the believed facts an older version of it
+    stated (streams/domain/versions.py).
 
     One statement reads the first window of :func:`_entity_names` together with the
     tie-break, the fact-less names and the recent facts; only a window that does not
     settle the names (a tenant whose newest facts name few entities) reads on."""
     window = max(2 * entity_limit, 64)
+    episode_id, completed_at = episode if episode is not None else (None, None)
     rows = await conn.fetch(
-        _CONTEXT, dataset, project_id, window, max(entity_limit, 0), max(fact_limit, 0)
-    )
-    parts: dict[str, list[Any]] = {"name": [], "window": [], "unseen": [], "fact": []}
+        _CONTEXT, dataset, project_id, window, max(entity_limit, 0), max(fact_limit, 0),
+        episode_id, completed_at,
+    )  # fmt: skip
+    parts: dict[str, list[Any]] = {"name": [], "window": [], "unseen": [], "fact": [], "said": []}
     for r in rows:
         parts[r["part"]].append(r)
     facts = sorted(parts["fact"], key=lambda r: (r["at"], r["num"]), reverse=True)
     recent_facts = [r["text"] for r in facts]
-    if entity_limit <= 0:
-        return PromptContext([], recent_facts)
+    earlier = [EarlierStatement(r["num"], r["text"], r["why"]) for r in parts["said"]]
+    return PromptContext(
+        await _names(conn, dataset, project_id, entity_limit, window, parts),
+        recent_facts, earlier,
+    )  # fmt: skip
+
+
+async def _names(
+    conn: Any, dataset: str, project_id: str, limit: int, window: int,
+    parts: dict[str, list[Any]],
+) -> list[str]:  # fmt: skip
+    """The prompt's entity names from the context statement's first window, reading on
+    only when it does not settle them."""
+    if limit <= 0:
+        return []
     [span] = parts["window"]
     everything = span["num"] < window
     last = {r["text"]: r["at"] for r in parts["name"]}
     certain = {n: t for n, t in last.items() if everything or t > span["at"]}
-    if not everything and len(certain) < entity_limit:
-        names = await _entity_names(conn, dataset, project_id, entity_limit)
-        return PromptContext(names, recent_facts)
+    if not everything and len(certain) < limit:
+        return await _entity_names(conn, dataset, project_id, limit)
     newest = {r["text"]: r["num"] for r in parts["name"]}
-    ranked = _ranked(certain, newest, entity_limit)
-    if len(ranked) < entity_limit:  # every live fact was read: the rest have none
-        ranked += [r["text"] for r in parts["unseen"]][: entity_limit - len(ranked)]
-    return PromptContext(ranked, recent_facts)
+    ranked = _ranked(certain, newest, limit)
+    if len(ranked) < limit:  # every live fact was read: the rest have none
+        ranked += [r["text"] for r in parts["unseen"]][: limit - len(ranked)]
+    return ranked
 
 
 def _ranked(certain: dict[str, Any], newest: dict[str, int], limit: int) -> list[str]:

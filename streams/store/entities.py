@@ -8,7 +8,7 @@ from typing import Any
 
 from pgvector import Vector
 
-from streams.domain.resolution import ANY_TYPE, EntityNeighbour, EntityRow, NewEntity
+from streams.domain.entity_rows import ANY_TYPE, EntityNeighbour, EntityRow, NewEntity
 from streams.events import USER_ENTITY
 from streams.store.batched_search import (
     Found,
@@ -18,8 +18,9 @@ from streams.store.batched_search import (
     searcher,
 )
 from streams.store.coalesce import Coalescer, on_pool
+from streams.store.keyed_search import nearest_per_key
 from streams.store.tenant_indexes import has_graph_sql
-from streams.store.vector_search import DEFAULT_TUNING, ScanTuning, nearest_per_key
+from streams.store.vector_search import DEFAULT_TUNING, ScanTuning
 
 # graph_pending of an entity row written now: streams/store/graph_tail.py
 _PENDING = has_graph_sql("entities", "$1", "$2")

@@ -24,7 +24,7 @@ from typing import Any
 _COLUMNS = (
     "id, subject, predicate, object, kind, confidence, source_quote, episode_id, valid_from,"
     " valid_until, stated_at, created_at, invalid_at, invalid_reason, invalidated_by, copy_of,"
-    " ended_by, end_reason, untrusted_reason"
+    " ended_by, end_reason, untrusted_reason, end_quote"
 )
 _TENANT = "dataset = $1 AND project_id = $2"
 _ORDER = " ORDER BY subject, predicate, object, id"
@@ -62,6 +62,7 @@ class FactRow:
     ended_by: int | None
     end_reason: str | None
     untrusted_reason: str | None
+    end_quote: str | None = None  # the user's words that ended it (a closure's copy)
 
     @property
     def triple(self) -> tuple[str, str, str]:

@@ -33,8 +33,9 @@ from typing import Any
 from streams.domain.facts import BAND_SLACK, LiveFact
 from streams.events import DedupedCandidate
 from streams.store.coalesce import Coalescer, on_pool
+from streams.store.keyed_search import nearest_per_key
 from streams.store.live_facts import SUBJECT_NEIGHBOURS, live_fact_from_row
-from streams.store.vector_search import DEFAULT_TUNING, ScanTuning, nearest_per_key
+from streams.store.vector_search import DEFAULT_TUNING, ScanTuning
 
 _LIVE = "f.invalid_at IS NULL AND (f.valid_until IS NULL OR f.valid_until > a.now)"
 # Per asked episode i (its tenant, its clock): the tenant's write watermark and the live

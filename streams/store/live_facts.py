@@ -21,7 +21,8 @@ from streams.store.batched_search import (
     searcher,
 )
 from streams.store.coalesce import Coalescer, on_pool
-from streams.store.vector_search import DEFAULT_TUNING, ScanTuning, nearest_per_key
+from streams.store.keyed_search import nearest_per_key
+from streams.store.vector_search import DEFAULT_TUNING, ScanTuning
 
 # `t.invalid_at IS NULL` verbatim, so the planner can use the partial indexes on live rows.
 LIVE_SQL = "t.invalid_at IS NULL AND (t.valid_until IS NULL OR t.valid_until > now())"

@@ -1,4 +1,5 @@
-"""What the writer's race re-check reads: the stored rows of the inserts' triples.
+"""What the writer's race re-check reads: the stored rows of the inserts' triples; and
+the retirement of the rows it finds only told where an insert ends.
 
 One statement under the tenant's lock (streams/store/write_steps.py): the believed rows
 of the inserts' triples, and those the writing episode wrote before, with when each was
@@ -27,7 +28,9 @@ _TRIPLES = (
 _SELECT = (
     "SELECT id, subject, predicate, object, valid_from, valid_until, stated_at, end_reason,"
     " invalid_at IS NULL AS believed, (valid_until IS NULL OR valid_until > $3) AS current,"
-    f" episode_id = $7 AS ours FROM facts WHERE {_TENANT}"
+    # a row this episode's earlier version said and a newer one took back is not its own
+    f" (episode_id = $7 AND invalid_reason IS DISTINCT FROM 'retracted') AS ours"
+    f" FROM facts WHERE {_TENANT}"
 )
 _STORED = (
     f"{_SELECT} AND invalid_at IS NULL AND {_TRIPLES}"
@@ -42,7 +45,8 @@ class StoredRow:
     valid_until: datetime | None
     believed: bool
     current: bool
-    ours: bool  # written by this episode before (a replay or a redelivered reprocess)
+    ours: bool  # written by this episode before (a replay or a redelivered reprocess),
+    # and not taken back since by a newer version of it (streams/store/retraction.py)
     stated_at: datetime | None = None
     end_reason: str | None = None
 
@@ -73,3 +77,23 @@ def told_its_end(rows: Sequence[StoredRow], fact: Fact, stated_at: datetime) -> 
             r.valid_from, r.valid_until, r.stated_at, r.end_reason, fact.valid_from, stated_at
         )
     ), None)  # fmt: skip
+
+
+# $1 dataset, $2 project, $3 the transaction's clock, $4 rows, $5 the insert each names.
+_RETIRE_TOLD = """
+UPDATE facts f SET invalid_at = $3, invalid_reason = 'closed', invalidated_by = r.by
+FROM unnest($4::bigint[], $5::bigint[]) AS r(id, by)
+WHERE f.id = r.id AND f.dataset = $1 AND f.project_id = $2 AND f.invalid_at IS NULL
+"""
+
+
+async def retire_told_ends(
+    conn: Any, tenant: tuple[str, str, datetime], rows: Sequence[tuple[int, int | None]]
+) -> int:
+    """Retire rows that only told where a fact said before them ends (a cancellation
+    stored before its plan arrived: time.gave_only_its_end), each naming the insert that
+    now carries its end (None: the fact was never true); returns how many retired."""
+    status: str = await conn.execute(
+        _RETIRE_TOLD, *tenant, [r[0] for r in rows], [r[1] for r in rows]
+    )
+    return int(status.rsplit(" ", 1)[-1])

@@ -68,25 +68,19 @@ RETURNING id, copy_of, subject, object, kind, object_entity_id, valid_until
 """
 
 
-# $1 dataset, $2 project, $3 the transaction's clock, $4 rows just ended, $5 the writing
-# episode. Of those, the ones retired with no copy (never true) gave ends they no longer
-# stand behind: each live copy they ended is retired ('reopened') and copied again with
-# the end it had before (its original's), so "moving to Berlin in June", then "not moving
-# after all", leaves Oslo open-ended again (unless the episode itself just said so: its
-# open-ended row stands, and the unique index keeps it one).
-_REOPEN = f"""
-WITH gone AS (
-    SELECT g.id FROM facts g
-    WHERE g.{_TENANT.replace(" AND ", " AND g.")} AND g.id = ANY($4::bigint[])
-      AND g.invalid_at IS NOT NULL
-      AND NOT EXISTS (SELECT 1 FROM facts c WHERE c.copy_of = g.id AND c.invalid_at IS NULL)
+# $1 rows just ended, $2 their copies, $3 the words that ended each (or NULL).
+_NAME_COPIES = """
+WITH c AS (
+    SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[]) AS c(original, copy, quote)
 ),
-back AS (
-    UPDATE facts f SET invalid_at = $3, invalid_reason = 'reopened'
-    FROM gone WHERE f.ended_by = gone.id AND f.{_TENANT.replace(" AND ", " AND f.")}
-      AND f.invalid_at IS NULL AND f.copy_of IS NOT NULL
-    RETURNING f.*
-)
+said AS (UPDATE facts SET end_quote = c.quote FROM c WHERE facts.id = c.copy AND c.quote <> '')
+UPDATE facts SET invalidated_by = c.copy FROM c WHERE facts.id = c.original
+"""
+
+
+# Each retired row of ``back`` is copied again with the end its original had (the copy
+# it continues); an open-ended copy gives way to an open-ended row of its triple.
+COPY_BACK = f"""
 INSERT INTO facts ({COLUMNS})
 SELECT b.dataset, b.project_id, b.subject, b.predicate, b.object, b.kind,
     b.subject_entity_id, b.object_entity_id, b.confidence, b.source_quote, $5,
@@ -102,6 +96,35 @@ RETURNING id
 """
 
 
+def _reopen_sql(gone: str) -> str:
+    return f"""
+WITH gone AS ({gone}),
+back AS (
+    UPDATE facts f SET invalid_at = $3, invalid_reason = 'reopened'
+    FROM gone WHERE f.ended_by = gone.id AND f.{_TENANT.replace(" AND ", " AND f.")}
+      AND f.invalid_at IS NULL AND f.copy_of IS NOT NULL
+    RETURNING f.*
+)
+{COPY_BACK}"""
+
+
+# $1 dataset, $2 project, $3 the transaction's clock, $4 rows just ended, $5 the writing
+# episode. Of those, the ones retired with no copy (never true) gave ends they no longer
+# stand behind: each live copy they ended is retired ('reopened') and copied again with
+# the end it had before (its original's), so "moving to Berlin in June", then "not moving
+# after all", leaves Oslo open-ended again (unless the episode itself just said so: its
+# open-ended row stands, and the unique index keeps it one).
+_OF_THESE = f"SELECT g.id FROM facts g WHERE g.{_TENANT.replace(' AND ', ' AND g.')}"
+_REOPEN = _reopen_sql(
+    f"{_OF_THESE} AND g.id = ANY($4::bigint[]) AND g.invalid_at IS NOT NULL"
+    " AND NOT EXISTS (SELECT 1 FROM facts c WHERE c.copy_of = g.id AND c.invalid_at IS NULL)"
+)
+# The same for rows taken back by a newer version of their episode, copy or not.
+_REOPEN_RETRACTED = _reopen_sql(
+    f"{_OF_THESE} AND g.id = ANY($4::bigint[]) AND g.invalid_reason = 'retracted'"
+)
+
+
 # $1 dataset, $2 project, $3 the transaction's clock, $4 ids, $5 their ends, $6 the reason.
 # The user's links among them that this transaction retired with no copy (never true):
 # what hangs on their entity ends all the same, at the end they were given.
@@ -114,26 +137,6 @@ WHERE f.{_TENANT.replace(" AND ", " AND f.")} AND f.invalid_at = $3 AND f.invali
   AND NOT EXISTS (SELECT 1 FROM facts c WHERE c.copy_of = f.id)
 ORDER BY f.id
 """
-
-
-# $1 dataset, $2 project, $3 the transaction's clock, $4 rows, $5 the insert each names.
-_RETIRE_TOLD = f"""
-UPDATE facts f SET invalid_at = $3, invalid_reason = 'closed', invalidated_by = r.by
-FROM unnest($4::bigint[], $5::bigint[]) AS r(id, by)
-WHERE f.id = r.id AND f.{_TENANT.replace(" AND ", " AND f.")} AND f.invalid_at IS NULL
-"""
-
-
-async def retire_told_ends(
-    conn: Any, tenant: tuple[str, str, datetime], rows: Sequence[tuple[int, int | None]]
-) -> int:
-    """Retire rows that only told where a fact said before them ends (a cancellation
-    stored before its plan arrived: time.gave_only_its_end), each naming the insert that
-    now carries its end (None: the fact was never true); returns how many retired."""
-    status: str = await conn.execute(
-        _RETIRE_TOLD, *tenant, [r[0] for r in rows], [r[1] for r in rows]
-    )
-    return int(status.rsplit(" ", 1)[-1])
 
 
 @dataclass(frozen=True)
@@ -165,10 +168,12 @@ async def end_rows(
     reason: EndReason,
     *,
     keep_earlier_end: bool,
+    quotes: Sequence[str] = (),
 ) -> Ended:
     """End each (row id, date, ended by) at its date; returns the copies inserted (a row
     already ended in transaction time, by a concurrent job or above, is left alone) and
-    the user's links retired as never true."""
+    the user's links retired as never true. ``quotes``: the user's words that ended each
+    row (closures), kept on its copy as ``end_quote``."""
     if not ends:
         return Ended([], [])
     copies: list[Any] = await conn.fetch(
@@ -182,19 +187,29 @@ async def end_rows(
         keep_earlier_end,
     )
     if reason != "superseded":  # the retired row names its copy, as a closure always did
+        said = dict(zip([e[0] for e in ends], quotes, strict=False))
         await conn.execute(
-            "UPDATE facts SET invalidated_by = c.copy FROM unnest($1::bigint[], $2::bigint[])"
-            " AS c(original, copy) WHERE facts.id = c.original",
-            [c["copy_of"] for c in copies],
-            [c["id"] for c in copies],
-        )
+            _NAME_COPIES, [c["copy_of"] for c in copies], [c["id"] for c in copies],
+            [said.get(c["copy_of"]) for c in copies],
+        )  # fmt: skip
     never: list[Any] = []
     if len(copies) < len(ends):  # some row ended with no copy: never true
-        await conn.fetch(_REOPEN, *tenant, [e[0] for e in ends], episode_id)
+        await reopen(conn, tenant, episode_id, [e[0] for e in ends])
         never = await conn.fetch(
             _NEVER_TRUE_LINKS, *tenant, [e[0] for e in ends], [e[1] for e in ends], reason
         )
     return Ended(copies, never)
+
+
+async def reopen(
+    conn: Any, tenant: tuple[str, str, datetime], episode_id: str, retired: Sequence[int],
+    *, retracted: bool = False,
+) -> int:  # fmt: skip
+    """Of ``retired``, the rows now retired with no copy (never true), or (``retracted``)
+    taken back, no longer stand behind the ends they gave: each live copy they ended is
+    believed again with the end it had before. Returns how many came back."""
+    query = _REOPEN_RETRACTED if retracted else _REOPEN
+    return len(await conn.fetch(query, *tenant, list(retired), episode_id))
 
 
 def user_links(ended: Ended, by: dict[int, int | None], *, closed: bool = False) -> list[EndedLink]:

@@ -18,12 +18,13 @@ holds matching rows. So:
 
 Every query therefore returns min(k, matching rows) rows; the only approximation left is
 HNSW's own recall on big tenants, which the tenant filter does not make worse. All of
-it runs in one (sub)transaction because the settings are SET LOCAL.
+it runs in one (sub)transaction because the settings are SET LOCAL. The same search per
+key (a fact's subject, an entity's type), many keys in one statement, is in
+streams/store/keyed_search.py.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -121,7 +122,7 @@ def _output_names(columns: str) -> list[str]:
     return names
 
 
-def _exact_sql(source: str, columns: str, where: str, k: int) -> str:
+def exact_sql(source: str, columns: str, where: str, k: int) -> str:
     # The rows `where` selects are read once (materialised), then each query vector takes its
     # top k by a bounded sort over them: nothing HNSW can serve, so this is exact.
     picked = ", ".join(f"t.{name}" for name in _output_names(columns))
@@ -178,7 +179,7 @@ async def nearest(
     return found
 
 
-def _search_sql(
+def search_sql(
     source: str, columns: str, where: str, k: int, count_where: str | None, tuning: ScanTuning
 ) -> str:
     """The small-set check and the search in one statement: one row at least (the flag
@@ -194,7 +195,7 @@ def _search_sql(
     return (
         f"WITH f AS MATERIALIZED (SELECT {small} AS small)"
         " SELECT f.small AS exact_path, r.* FROM f"
-        f" LEFT JOIN LATERAL (SELECT e.* FROM ({_exact_sql(source, columns, where, k)}) e"
+        f" LEFT JOIN LATERAL (SELECT e.* FROM ({exact_sql(source, columns, where, k)}) e"
         f" WHERE f.small UNION ALL SELECT i.* FROM ({_index_sql(source, columns, where, k)}) i"
         " WHERE NOT f.small) r ON true ORDER BY r.ord, r.similarity DESC"
     )
@@ -208,12 +209,12 @@ async def _search(
     """One search statement; the index path's short answers are asked again exactly."""
     # Prepared afresh, not from the statement cache: a new statement is planned for the
     # values it is given (the tenant's partial index, its size), never generically.
-    statement = await conn.prepare(_search_sql(source, columns, where, k, count_where, tuning))
+    statement = await conn.prepare(search_sql(source, columns, where, k, count_where, tuning))
     rows = await statement.fetch(vecs, *args)
-    await _complete(conn, _exact_sql(source, columns, where, k), args, vecs, k, rows, collect)
+    await complete_search(conn, exact_sql(source, columns, where, k), args, vecs, k, rows, collect)
 
 
-async def _complete(
+async def complete_search(
     conn: Any, exact: str, args: Sequence[Any], vecs: list[Vector], k: int,
     rows: Sequence[Any], collect: Callable[[Sequence[Any], Sequence[int]], None],
 ) -> None:  # fmt: skip
@@ -233,129 +234,6 @@ async def _complete(
         collect(await retry.fetch([vecs[i] for i in short], *args), short)
 
 
-def _key_blocks(
-    one: str,
-    args: Sequence[Any],
-    queries: Sequence[tuple[Sequence[float], Any]],
-    positions: dict[Any, list[int]],
-) -> tuple[list[str], list[Any]]:
-    """``one`` (a search of the query vectors $1 and the key after ``args``) once per key,
-    as ``SELECT j AS block, ...`` parts of one statement, and the statement's parameters:
-    key j's vectors and key renumbered after the shared ``args``."""
-    key_at = len(args) + 2  # the key follows ``args``, which follow the vectors ($1)
-    blocks, params = [], [None, *args, None]
-    for j, key in enumerate(positions):
-        vecs = [Vector(list(queries[i][0])) for i in positions[key]]
-        if j == 0:
-            params[0], params[-1], sql = vecs, key, one
-        else:
-            moves = {1: len(params) + 1, key_at: len(params) + 2}
-            params += [vecs, key]
-            sql = _renumbered(one, moves)
-        blocks.append(f"SELECT {j} AS block, b.* FROM ({sql}) b")
-    return blocks, params
-
-
-_PARAMETER = re.compile(r"\$(\d+)\b")
-
-
-def _renumbered(sql: str, moves: dict[int, int]) -> str:
-    """``sql`` with parameter $a written $b for every a -> b of ``moves``."""
-    return _PARAMETER.sub(lambda m: f"${moves.get(int(m.group(1)), int(m.group(1)))}", sql)
-
-
-async def nearest_per_key(
-    conn: Any,
-    *,
-    source: str,
-    columns: str,
-    where: str,
-    args: Sequence[Any],
-    queries: Sequence[tuple[Sequence[float], Any]],
-    k: int,
-    count_where: str | None = None,
-    tuning: ScanTuning = DEFAULT_TUNING,
-    tenant_where: str | None = None,
-) -> list[list[Any]]:
-    """:func:`nearest` for (vector, key) queries, where ``where`` compares a column with
-    the parameter after ``args`` (the key): the subject of a fact, the type of an entity.
-
-    One search per distinct key, all in one statement, the key a parameter rather than a
-    per-query value: the planner then knows how many rows it matches and walks the
-    tenant's HNSW index (as a per-query value it guesses few rows and sorts all of a big
-    tenant's), and the small-set check counts only the key's rows, so 32 ORG entities
-    among 10k THINGs are scanned exactly instead of walking a graph of THINGs.
-
-    ``tenant_where`` (the tenant's rows, with ``args``' parameters, answered by an index)
-    lets a tenant with few rows skip all that: its keys are scanned exactly by a cached
-    statement, planned once rather than per call, which also counts the tenant's rows;
-    a tenant found to have more than ``exact_below`` takes the path above from then on.
-    ``args`` then begins with the tenant's dataset and project id.
-    """
-    if not queries:
-        return []
-    found: list[list[Any]] = [[] for _ in queries]
-    positions: dict[Any, list[int]] = {}
-    for i, (_, key) in enumerate(queries):
-        positions.setdefault(key, []).append(i)
-    configured = getattr(conn, "session_tuning", None) == tuning
-    tenant = (source, str(args[0]), str(args[1])) if args else None
-    if configured and tenant_where is not None and tenant and tenant not in _LARGE_TENANTS:
-        per_key, large = await _small_tenant_keys(
-            conn, source, columns, where, args, queries, positions, k, tenant_where, tuning
-        )
-        if large:
-            remember_large(tenant)
-    elif configured:
-        per_key = await _nearest_keys_at_once(
-            conn, source, columns, where, args, queries, positions, k, count_where, tuning
-        )
-    else:
-        async with conn.transaction():
-            await configure_search(conn, tuning)
-            per_key = await _nearest_keys_at_once(
-                conn, source, columns, where, args, queries, positions, k, count_where, tuning
-            )
-    for key, where_at in positions.items():
-        for i, per in zip(where_at, per_key[key], strict=True):
-            found[i] = per
-    return found
-
-
-async def _nearest_keys_at_once(
-    conn: Any, source: str, columns: str, where: str, args: Sequence[Any],
-    queries: Sequence[tuple[Sequence[float], Any]], positions: dict[Any, list[int]], k: int,
-    count_where: str | None, tuning: ScanTuning,
-) -> dict[Any, list[list[Any]]]:  # fmt: skip
-    """Every key's search in one statement (one round trip): key j's block is the search
-    of :func:`nearest` with its own query vectors and key parameters, each still planned
-    for its key's value (a fresh statement, parameters known to the planner)."""
-    one = _search_sql(source, columns, where, k, count_where, tuning)
-    keys = list(positions)
-    blocks, params = _key_blocks(one, args, queries, positions)
-    union = " UNION ALL ".join(blocks)
-    statement = await conn.prepare(
-        f"SELECT * FROM ({union}) u ORDER BY u.block, u.ord, u.similarity DESC"
-    )
-    rows = await statement.fetch(*params)
-    exact = _exact_sql(source, columns, where, k)
-    out: dict[Any, list[list[Any]]] = {}
-    for j, key in enumerate(keys):
-        vecs = [Vector(list(queries[i][0])) for i in positions[key]]
-        found: list[list[Any]] = [[] for _ in vecs]
-
-        def collect(got: Sequence[Any], at: Sequence[int], found: list[list[Any]] = found) -> None:
-            for i in at:
-                found[i] = []
-            for row in got:
-                found[at[row["ord"] - 1]].append(row)
-
-        mine = [r for r in rows if r["block"] == j]
-        await _complete(conn, exact, (*args, key), vecs, k, mine, collect)
-        out[key] = found
-    return out
-
-
 # Tenants (source, dataset, project id) known to hold more rows than a search scans
 # exactly. Bounded: a tenant forgotten is counted again by its next search.
 _LARGE_TENANTS: dict[tuple[str, str, str], None] = {}
@@ -370,29 +248,3 @@ def remember_large(tenant: tuple[str, str, str]) -> None:
     if len(_LARGE_TENANTS) >= _LARGE_TENANTS_KEPT:
         _LARGE_TENANTS.pop(next(iter(_LARGE_TENANTS)))
     _LARGE_TENANTS[tenant] = None
-
-
-async def _small_tenant_keys(
-    conn: Any, source: str, columns: str, where: str, args: Sequence[Any],
-    queries: Sequence[tuple[Sequence[float], Any]], positions: dict[Any, list[int]], k: int,
-    tenant_where: str, tuning: ScanTuning,
-) -> tuple[dict[Any, list[list[Any]]], bool]:  # fmt: skip
-    """Every key's exact scan in one cached statement, and whether the tenant has more
-    rows than ``exact_below`` (a bounded count). Exact scans are complete at any size;
-    a large tenant only makes them slow, so the caller remembers it."""
-    limit = int(tuning.exact_below)
-    one = _exact_sql(source, columns, where, k)
-    keys = list(positions)
-    blocks, params = _key_blocks(one, args, queries, positions)
-    rows = await conn.fetch(
-        f"WITH size AS MATERIALIZED (SELECT count(*) AS n FROM (SELECT 1 FROM {source} t"
-        f" WHERE {tenant_where} LIMIT {limit + 1}) c)"
-        f" SELECT size.n > {limit} AS large, u.* FROM size LEFT JOIN"
-        f" ({' UNION ALL '.join(blocks)}) u ON true ORDER BY u.block, u.ord, u.similarity DESC",
-        *params,
-    )
-    out: dict[Any, list[list[Any]]] = {key: [[] for _ in positions[key]] for key in keys}
-    for row in rows:
-        if row["block"] is not None:
-            out[keys[row["block"]]][row["ord"] - 1].append(row)
-    return out, bool(rows[0]["large"])

@@ -15,11 +15,11 @@ from typing import Any
 
 from pgvector import Vector
 
-from streams.domain.dedup import ENDED_LATER
+from streams.domain.closures import ENDED_LATER
 from streams.domain.time import effective_start, is_current, never_starts
 from streams.events import Candidate, Dropped, DropStage, FactKind, FactsJudged
 from streams.store import valid_ends
-from streams.store.recheck import StoredRow, stored_rows, told_its_end
+from streams.store.recheck import StoredRow, retire_told_ends, stored_rows, told_its_end
 from streams.store.statements import Rider
 from streams.store.valid_ends import COLUMNS, PENDING, EndedLink
 
@@ -101,7 +101,7 @@ class EpisodeWriter:
         new_ids = await self._insert(survivors)
         if self.retire:  # rare: one statement more
             named = [(row, None if i is None else new_ids.get(i)) for row, i in self.retire.items()]
-            self.result.closed += await valid_ends.retire_told_ends(self.conn, self.t, named)
+            self.result.closed += await retire_told_ends(self.conn, self.t, named)
         links = await self._supersede(new_ids)
         links += await self._apply_closures()
         self.result.cascaded = await valid_ends.cascade(
@@ -268,7 +268,8 @@ class EpisodeWriter:
         """The user said these facts ended: each ends at the date they gave."""
         ends = [(c.fact_id, c.valid_until, None) for c in self.event.closures]
         done = await valid_ends.end_rows(
-            self.conn, self.t, self.event.episode_id, ends, "closed", keep_earlier_end=False
-        )
+            self.conn, self.t, self.event.episode_id, ends, "closed", keep_earlier_end=False,
+            quotes=[c.quote for c in self.event.closures],
+        )  # fmt: skip
         self.result.closed += len(done.copies)
         return valid_ends.user_links(done, {}, closed=True)

@@ -44,6 +44,9 @@ THE FIVE RULES
 5. Final state only. If the user changed their mind, extract only their final position.
    A changed known fact comes back with the SAME predicate as the known fact so the two
    can be paired; a fact that ended comes back as the same triple with a validUntil.
+   A plan the user called off ("not moving to Berlin after all") is a fact that ended
+   when they called it off: the plan's triple with validUntil the reference date, not
+   the date the plan was for.
    Predicates are present tense and carry their topic: "I'm joining Acme on March 1" is
    "user works at acme" with validFrom March 1, not "will join"; a car budget is
    "has car budget of", never a bare "has budget of" that a later TV budget would appear

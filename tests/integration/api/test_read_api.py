@@ -101,6 +101,9 @@ async def test_the_pages_say_a_closed_rows_copy_continues_it_and_who_said_it(
     said, ended_in = closed["episode_id"], copy["episode_id"]
     assert said != ended_in
     assert f">{said}</a> (end from <a" in page and f">{ended_in}</a>)" in page
+    # the user's words that ended it stay with the end, and its page shows them
+    assert "sold my Honda Civic" in copy["end_quote"] and closed["end_quote"] is None
+    assert f"#{copy['id']} ended in the user" in page and copy["end_quote"] in page
     drawn = (await api.get("/tenants/demo/alice", params={"history": "true"})).text
     for row in history:
         state = "retired" if row["invalid_at"] else "current"

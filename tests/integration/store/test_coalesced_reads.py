@@ -7,7 +7,7 @@ import asyncio
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from streams.domain.resolution import NewEntity
+from streams.domain.entity_rows import NewEntity
 from streams.model.fakes.scripted import hashed_vector
 from streams.store.batched_search import TenantSearch, search_many
 from streams.store.entities import NameLookup, names_finder, upsert_entities

@@ -8,7 +8,7 @@ from typing import Any
 
 from pgvector import Vector
 
-from streams.domain.resolution import NewEntity
+from streams.domain.entity_rows import NewEntity
 from streams.settings import Settings
 from streams.stages.write import create_stage
 from streams.store import graph_tail

@@ -9,7 +9,8 @@ from pydantic import ValidationError
 
 from streams.domain.confidence import read_confidence
 from streams.domain.graph import RawGraph
-from streams.domain.lenient import cut_deep, read_reply
+from streams.domain.json_salvage import cut_deep
+from streams.domain.lenient import read_reply
 from streams.model.ports import JudgeOutput
 
 

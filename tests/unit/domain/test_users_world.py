@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from streams.domain import resolution
+from streams.domain.entity_rows import EntityNeighbour, EntityRow
 from streams.domain.names import canonical_name
-from streams.domain.resolution import EntityNeighbour, EntityRow
 from streams.domain.users_world import allow_subjects, keep_users_world
 from streams.events import Entity, EntityType
 from streams.model.fakes.scripted import hashed_vector

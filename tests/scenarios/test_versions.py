@@ -1,0 +1,200 @@
+"""A newer version of an episode takes back what it no longer says (DESIGN "Time", rule 4).
+
+Real broker, real Postgres, all six stages, a scripted model that answers `old` to every
+pair; every case is its own tenant, every date relative to now. Each case's episodes are
+published one at a time; a version is the same episode id re-sent with a later
+completed_at and the user's message as it reads now (edited, cut or grown), and the
+scripted model extracts from that version what it says.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from datetime import datetime
+
+import pytest
+
+from streams.domain.graph import RawGraph
+from streams.model.fakes.book import ScriptBook, TenantScript, always, claim, graph
+from streams.store.facts_query import facts_at
+from tests.support.clock import NOW, ago, date_in
+from tests.support.events import episode, telling
+from tests.support.fact_table import Row, fact_table
+from tests.support.pipeline import Pipeline, delete_pipeline_topics, pipeline_settings
+
+LONDON = graph({"london": "PLACE"}, claim("user", "lives in", "london"))
+PARIS = graph({"paris": "PLACE"}, claim("user", "lives in", "paris"))
+ROME = graph({"rome": "PLACE"}, claim("user", "lives in", "rome"))
+DOG = graph({"rex": "ANIMAL"}, claim("user", "has dog", "rex"))
+PARIS_AND_DOG = graph(
+    {"paris": "PLACE", "rex": "ANIMAL"},
+    claim("user", "lives in", "paris"),
+    claim("user", "has dog", "rex"),
+)
+NOTHING = graph({})
+CIVIC = graph(
+    {"honda civic": "VEHICLE"},
+    claim("user", "drives", "honda civic"),
+    claim("honda civic", "has mileage of", "80000 km"),
+)
+SOLD_CIVIC = graph(
+    {"honda civic": "VEHICLE"}, claim("user", "drives", "honda civic", until=date_in(-3))
+)
+
+# Each step: (episode id, said at, what the user's message says, the graph extracted).
+Step = tuple[str, datetime, str, RawGraph]
+# fmt: off
+CASES: dict[str, list[Step]] = {
+    # "I moved to Paris" (which ended London) is edited to say something else: Paris is
+    # taken back and London is where the user lives again.
+    "statement-deleted": [
+        ("ep-0", ago(30), telling(LONDON), LONDON),
+        ("ep-1", ago(5), telling(PARIS), PARIS),
+        ("ep-1", ago(4), "Nothing new, sorry, wrong chat.", NOTHING),
+    ],
+    # "I moved to Paris" edited to "I moved to Rome": Paris is taken back, and Rome ends
+    # London (judged against it, as if Paris had never been said).
+    "statement-edited": [
+        ("ep-0", ago(30), telling(LONDON), LONDON),
+        ("ep-1", ago(5), telling(PARIS), PARIS),
+        ("ep-1", ago(4), telling(ROME), ROME),
+    ],
+    # The window grew: the earlier message is still there, one more came. Nothing is
+    # taken back, the new statement joins.
+    "window-grown": [
+        ("ep-1", ago(5), telling(PARIS), PARIS),
+        ("ep-1", ago(4), telling(PARIS_AND_DOG), PARIS_AND_DOG),
+    ],
+    # The same statement in other words: taken back, and stated again by the new words.
+    "statement-rephrased": [
+        ("ep-1", ago(5), telling(PARIS), PARIS),
+        ("ep-1", ago(4), "i am living in paris now", PARIS),
+    ],
+    # "I sold my Civic" (which ended the Civic and, by the cascade, its mileage) deleted:
+    # the user drives the Civic again, and its mileage holds again.
+    "closure-deleted": [
+        ("ep-0", ago(30), telling(CIVIC), CIVIC),
+        ("ep-1", ago(2), "I sold my honda civic three days ago", SOLD_CIVIC),
+        ("ep-1", ago(1), "Nothing new, sorry, wrong chat.", NOTHING),
+    ],
+    # A statement turned into a maybe: no longer the user's statement.
+    "statement-hedged": [
+        ("ep-1", ago(5), telling(PARIS), PARIS),
+        ("ep-1", ago(4), "maybe user lives in paris one day", NOTHING),
+    ],
+}
+# fmt: on
+
+
+@dataclass
+class Run:
+    pipeline: Pipeline
+    tenants: dict[str, tuple[str, str]]
+    versions_at: dict[str, datetime]  # when each case's last version was published
+
+    async def true_now(self, name: str) -> list[str]:
+        rows = await facts_at(self.pipeline.pool, *self.tenants[name], valid_at=NOW)
+        return sorted(" ".join(r.triple) for r in rows)
+
+    async def believed_before_the_version(self, name: str) -> list[str]:
+        rows = await facts_at(
+            self.pipeline.pool, *self.tenants[name], valid_at=NOW, as_of=self.versions_at[name]
+        )
+        return sorted(" ".join(r.triple) for r in rows)
+
+    async def rows(self, name: str) -> list[Row]:
+        return await fact_table(self.pipeline.pool, *self.tenants[name])
+
+
+@pytest.fixture(scope="module")
+async def run(kafka_bootstrap: str, database_url: str) -> AsyncIterator[Run]:
+    settings = await pipeline_settings(kafka_bootstrap, database_url, llm_backoff_base_s=0.05)
+    book = ScriptBook(settings.embedding_dim)
+    tenants: dict[str, tuple[str, str]] = {}
+    scripts: dict[str, TenantScript] = {}
+    for name in CASES:
+        tenants[name] = (f"{name}-{uuid.uuid4().hex[:6]}", "p1")
+        scripts[name] = book.add(*tenants[name], TenantScript(verdict=always("old")))
+    pipeline = Pipeline(settings, book.models())
+    versions_at: dict[str, datetime] = {}
+    try:
+        async with pipeline:
+            for name, steps in CASES.items():
+                sent: set[str] = set()
+                for ep, when, text, said in steps:
+                    scripts[name].graphs = {**scripts[name].graphs, ep: said}
+                    if ep in sent:  # a newer version of it
+                        versions_at[name] = await _clock(pipeline)
+                    sent.add(ep)
+                    event = episode(*tenants[name], ep, text, completed_at=when)
+                    await pipeline.publish(event)
+                    await pipeline.wait_done([event], timeout=60)
+            yield Run(pipeline, tenants, versions_at)
+    finally:
+        delete_pipeline_topics(settings)
+
+
+async def _clock(pipeline: Pipeline) -> datetime:
+    value: datetime = await pipeline.pool.fetchval("SELECT clock_timestamp()")
+    return value
+
+
+async def test_a_deleted_statement_is_taken_back_and_what_it_ended_comes_back(run: Run) -> None:
+    name = "statement-deleted"
+    assert await run.believed_before_the_version(name) == ["user lives in paris"]
+    assert await run.true_now(name) == ["user lives in london"]
+    paris = [r for r in await run.rows(name) if r.object == "paris"]
+    assert [(r.state, r.episode) for r in paris] == [("retracted", "ep-1")]
+
+
+async def test_an_edited_statement_is_judged_against_the_memory_without_the_old_one(
+    run: Run,
+) -> None:
+    name = "statement-edited"
+    assert await run.believed_before_the_version(name) == ["user lives in paris"]
+    assert await run.true_now(name) == ["user lives in rome"]
+    rows = await run.rows(name)
+    assert [r.state for r in rows if r.object == "paris"] == ["retracted"]
+    # London was true until Rome was said (the second version's time), not until Paris
+    london_now = [r for r in rows if r.object == "london" and r.state in ("live", "expired")]
+    assert [(r.end, r.end_by, r.valid_until) for r in london_now] == [
+        ("superseded", "user lives in rome", ago(4))
+    ]
+
+
+async def test_a_grown_window_takes_nothing_back(run: Run) -> None:
+    name = "window-grown"
+    assert await run.true_now(name) == ["user has dog rex", "user lives in paris"]
+    assert all(r.state == "live" for r in await run.rows(name))
+
+
+async def test_a_statement_turned_into_a_maybe_is_taken_back(run: Run) -> None:
+    name = "statement-hedged"
+    assert await run.believed_before_the_version(name) == ["user lives in paris"]
+    assert await run.true_now(name) == []
+    assert [r.state for r in await run.rows(name)] == ["retracted"]
+
+
+async def test_a_rephrased_statement_is_stated_again_by_the_newer_version(run: Run) -> None:
+    name = "statement-rephrased"
+    assert await run.true_now(name) == ["user lives in paris"]
+    rows = await run.rows(name)
+    assert sorted((r.state, r.episode, r.untrusted) for r in rows) == [
+        ("live", "ep-1", None), ("retracted", "ep-1", None),
+    ]  # fmt: skip
+
+
+async def test_a_deleted_end_is_taken_back_with_what_it_cascaded_to(run: Run) -> None:
+    name = "closure-deleted"
+    assert await run.believed_before_the_version(name) == []
+    assert await run.true_now(name) == [
+        "honda civic has mileage of 80000 km", "user drives honda civic",
+    ]  # fmt: skip
+    rows = await run.rows(name)
+    live = [(r.subject, r.predicate, r.valid_until) for r in rows if r.state == "live"]
+    assert sorted(live) == [
+        ("honda civic", "has mileage of", None), ("user", "drives", None),
+    ]  # fmt: skip
+    assert [r.predicate for r in rows if r.state == "retracted"] == ["drives"]
