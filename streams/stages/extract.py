@@ -226,6 +226,8 @@ class ExtractStage(PipelineStage[EpisodeCompleted]):
         settings, pool = self.deps.settings, self.deps.pool
         messages = event.window_messages()
         if not messages:
+            # A newer version with nothing left in its window takes back all it said.
+            await prompt_context(self.deps, event)
             async with pool.acquire() as conn:
                 await gate.mark_semantic_skipped(conn, *_key(event), event.why_empty())
             log.info("extract: episode %s of %s skipped: empty window", *_ids(event))

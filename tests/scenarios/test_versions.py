@@ -43,6 +43,8 @@ SOLD_CIVIC = graph(
     {"honda civic": "VEHICLE"}, claim("user", "drives", "honda civic", until=date_in(-3))
 )
 
+EMPTIED = ""  # a version whose window holds no message at all
+
 # Each step: (episode id, said at, what the user's message says, the graph extracted).
 Step = tuple[str, datetime, str, RawGraph]
 # fmt: off
@@ -78,6 +80,13 @@ CASES: dict[str, list[Step]] = {
         ("ep-0", ago(30), telling(CIVIC), CIVIC),
         ("ep-1", ago(2), "I sold my honda civic three days ago", SOLD_CIVIC),
         ("ep-1", ago(1), "Nothing new, sorry, wrong chat.", NOTHING),
+    ],
+    # Every message of the episode deleted: its version comes with an empty window, is
+    # skipped, and takes back all the earlier one said.
+    "window-emptied": [
+        ("ep-0", ago(30), telling(LONDON), LONDON),
+        ("ep-1", ago(5), telling(PARIS), PARIS),
+        ("ep-1", ago(4), EMPTIED, NOTHING),
     ],
     # A statement turned into a maybe: no longer the user's statement.
     "statement-hedged": [
@@ -129,6 +138,8 @@ async def run(kafka_bootstrap: str, database_url: str) -> AsyncIterator[Run]:
                         versions_at[name] = await _clock(pipeline)
                     sent.add(ep)
                     event = episode(*tenants[name], ep, text, completed_at=when)
+                    if text == EMPTIED:
+                        event = event.model_copy(update={"messages": []})
                     await pipeline.publish(event)
                     await pipeline.wait_done([event], timeout=60)
             yield Run(pipeline, tenants, versions_at)
@@ -198,3 +209,19 @@ async def test_a_deleted_end_is_taken_back_with_what_it_cascaded_to(run: Run) ->
         ("honda civic", "has mileage of", None), ("user", "drives", None),
     ]  # fmt: skip
     assert [r.predicate for r in rows if r.state == "retracted"] == ["drives"]
+
+
+async def test_a_version_with_no_message_left_takes_back_all_the_earlier_one_said(
+    run: Run,
+) -> None:
+    name = "window-emptied"
+    assert await run.believed_before_the_version(name) == ["user lives in paris"]
+    assert await run.true_now(name) == ["user lives in london"]
+    rows = await run.rows(name)
+    assert [r.state for r in rows if r.object == "paris"] == ["retracted"]
+    status = await run.pipeline.pool.fetchval(
+        "SELECT semantic_status FROM episodes WHERE dataset = $1 AND project_id = $2"
+        " AND episode_id = 'ep-1'",
+        *run.tenants[name],
+    )
+    assert status == "skipped"
