@@ -6,11 +6,11 @@ transaction time with ``invalid_reason = 'retracted'`` and no copy (as far as th
 now believes, it was never said; ``--as-of`` before now still shows it). An end it no
 longer gives (a closure: "I sold my Civic", deleted) is taken back the same way: the copy
 that carried the end is retracted and the fact is copied again with the end it had
-before. Either way every row they had ended (a fact superseded, what a closure or a
-supersession cascaded to) is believed again with its earlier end (streams/store/
-valid_ends.py ``reopen``). It runs when the extract stage starts the newer version, before
-the model is asked, so the rest of the pipeline judges the newer version against the
-memory without what it took back.
+before. A fact another episode has stated again since stays. Either way every row they
+had ended (a fact superseded, what a closure or a supersession cascaded to) is believed
+again with its earlier end (streams/store/valid_ends.py ``reopen``). It runs when the
+extract stage starts the newer version, before the model is asked, so the rest of the
+pipeline judges the newer version against the memory without what it took back.
 """
 
 from __future__ import annotations
@@ -28,10 +28,18 @@ _LOCK = (
 )
 # $1 dataset, $2 project, $3 the transaction's clock, $4 ids, $5 the episode. Only what is
 # still believed and was said by this episode itself: its facts, and its closures' ends.
+# A fact another episode stated again while it was believed (its claim dropped by dedup
+# as an exact duplicate of this row) is still the user's statement: it stays.
 _RETRACT = """
 UPDATE facts SET invalid_at = $3, invalid_reason = 'retracted'
 WHERE dataset = $1 AND project_id = $2 AND id = ANY($4::bigint[]) AND episode_id = $5
   AND copy_of IS NULL AND invalid_at IS NULL
+  AND NOT EXISTS (
+      SELECT 1 FROM fact_drops d
+      WHERE d.dataset = $1 AND d.project_id = $2 AND d.episode_id <> $5
+        AND d.reason = 'exact_duplicate' AND d.subject = facts.subject
+        AND d.predicate = facts.predicate AND d.object = facts.object
+        AND d.created_at >= facts.created_at)
 RETURNING id
 """
 _UNCLOSE = f"""

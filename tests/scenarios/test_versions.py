@@ -88,6 +88,13 @@ CASES: dict[str, list[Step]] = {
         ("ep-1", ago(5), telling(PARIS), PARIS),
         ("ep-1", ago(4), EMPTIED, NOTHING),
     ],
+    # Paris said in ep-1, said again in ep-2 (dropped there as an exact duplicate), then
+    # deleted from ep-1: ep-2 still says it, so it stays.
+    "restated-elsewhere": [
+        ("ep-1", ago(6), telling(PARIS), PARIS),
+        ("ep-2", ago(5), telling(PARIS), PARIS),
+        ("ep-1", ago(4), "Nothing new, sorry, wrong chat.", NOTHING),
+    ],
     # A statement turned into a maybe: no longer the user's statement.
     "statement-hedged": [
         ("ep-1", ago(5), telling(PARIS), PARIS),
@@ -225,3 +232,9 @@ async def test_a_version_with_no_message_left_takes_back_all_the_earlier_one_sai
         *run.tenants[name],
     )
     assert status == "skipped"
+
+
+async def test_a_statement_another_episode_made_again_is_not_taken_back(run: Run) -> None:
+    name = "restated-elsewhere"
+    assert await run.true_now(name) == ["user lives in paris"]
+    assert [(r.state, r.episode) for r in await run.rows(name)] == [("live", "ep-1")]
