@@ -54,6 +54,11 @@ from streams.events import Closure, DedupedCandidate, Dropped, Fact
 EXACT = "exact_duplicate"
 IN_BATCH = "in_batch_duplicate"
 NEAR = "near_duplicate"
+# How the detail of a drop against a live row begins, the row's id next: a newer version
+# of the row's episode leaves a fact another episode stated again (streams/store/
+# retraction.py).
+MATCHES_LIVE = "matches live fact #"
+SIMILAR_TO_LIVE = "similar to live fact #"
 
 
 @dataclass
@@ -115,7 +120,7 @@ def exact_pass(
             row = same or current
             assert row is not None
             out.dropped.append(
-                drop(fact, EXACT, f"matches live fact #{row.id} {quoted(row.sentence())} exactly")
+                drop(fact, EXACT, f"{MATCHES_LIVE}{row.id} {quoted(row.sentence())} exactly")
             )
         elif current is not None:
             out.add(closure_of(fact, current, stated_at, min_confidence, said))
@@ -172,7 +177,7 @@ def near_pass(
         )
         if live_hit is not None:
             detail = (
-                f"similar to live fact #{live_hit.id} {quoted(live_hit.sentence())}"
+                f"{SIMILAR_TO_LIVE}{live_hit.id} {quoted(live_hit.sentence())}"
                 f" (similarity {live_hit.similarity:.4f} >= {threshold})"
             )
             out.dropped.append(drop(fact, NEAR, detail))

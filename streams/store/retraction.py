@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from streams.domain.dedup import EXACT, MATCHES_LIVE, NEAR, SIMILAR_TO_LIVE
 from streams.store.locks import writer_lock
 from streams.store.valid_ends import COPY_BACK, reopen
 
@@ -29,17 +30,18 @@ _LOCK = (
 # $1 dataset, $2 project, $3 the transaction's clock, $4 ids, $5 the episode. Only what is
 # still believed and was said by this episode itself: its facts, and its closures' ends.
 # A fact another episode stated again while it was believed (its claim dropped by dedup
-# as an exact duplicate of this row) is still the user's statement: it stays.
-_RETRACT = """
+# as an exact or near duplicate of this row: the drop's detail begins with the row's id)
+# is still the user's statement: it stays.
+_RETRACT = f"""
 UPDATE facts SET invalid_at = $3, invalid_reason = 'retracted'
 WHERE dataset = $1 AND project_id = $2 AND id = ANY($4::bigint[]) AND episode_id = $5
   AND copy_of IS NULL AND invalid_at IS NULL
   AND NOT EXISTS (
       SELECT 1 FROM fact_drops d
       WHERE d.dataset = $1 AND d.project_id = $2 AND d.episode_id <> $5
-        AND d.reason = 'exact_duplicate' AND d.subject = facts.subject
-        AND d.predicate = facts.predicate AND d.object = facts.object
-        AND d.created_at >= facts.created_at)
+        AND d.stage = 'dedup' AND d.reason IN ('{EXACT}', '{NEAR}')
+        AND (starts_with(d.detail, '{MATCHES_LIVE}' || facts.id || ' ')
+             OR starts_with(d.detail, '{SIMILAR_TO_LIVE}' || facts.id || ' ')))
 RETURNING id
 """
 _UNCLOSE = f"""

@@ -18,6 +18,7 @@ import pytest
 
 from streams.domain.graph import RawGraph
 from streams.model.fakes.book import ScriptBook, TenantScript, always, claim, graph
+from streams.model.fakes.scripted import hashed_vector, vector_at_similarity
 from streams.store.facts_query import facts_at
 from tests.support.clock import NOW, ago, date_in
 from tests.support.events import episode, telling
@@ -33,7 +34,12 @@ PARIS_AND_DOG = graph(
     claim("user", "lives in", "paris"),
     claim("user", "has dog", "rex"),
 )
+RESIDES = graph({"paris": "PLACE"}, claim("user", "resides in", "paris"))
 NOTHING = graph({})
+# Embeddings the scripted embedder gives, per case: (text, the text it is near, cosine).
+NEAR: dict[str, tuple[str, str, float]] = {
+    "restated-in-other-words": ("user resides in paris", "user lives in paris", 0.97),
+}
 CIVIC = graph(
     {"honda civic": "VEHICLE"},
     claim("user", "drives", "honda civic"),
@@ -95,6 +101,12 @@ CASES: dict[str, list[Step]] = {
         ("ep-2", ago(5), telling(PARIS), PARIS),
         ("ep-1", ago(4), "Nothing new, sorry, wrong chat.", NOTHING),
     ],
+    # The same with ep-2's words near enough to be dropped as a near duplicate.
+    "restated-in-other-words": [
+        ("ep-1", ago(6), telling(PARIS), PARIS),
+        ("ep-2", ago(5), telling(RESIDES), RESIDES),
+        ("ep-1", ago(4), "Nothing new, sorry, wrong chat.", NOTHING),
+    ],
     # A statement turned into a maybe: no longer the user's statement.
     "statement-hedged": [
         ("ep-1", ago(5), telling(PARIS), PARIS),
@@ -132,7 +144,10 @@ async def run(kafka_bootstrap: str, database_url: str) -> AsyncIterator[Run]:
     scripts: dict[str, TenantScript] = {}
     for name in CASES:
         tenants[name] = (f"{name}-{uuid.uuid4().hex[:6]}", "p1")
-        scripts[name] = book.add(*tenants[name], TenantScript(verdict=always("old")))
+        scripts[name] = book.add(
+            *tenants[name],
+            TenantScript(verdict=always("old"), vectors=_vectors(name, settings.embedding_dim)),
+        )
     pipeline = Pipeline(settings, book.models())
     versions_at: dict[str, datetime] = {}
     try:
@@ -152,6 +167,14 @@ async def run(kafka_bootstrap: str, database_url: str) -> AsyncIterator[Run]:
             yield Run(pipeline, tenants, versions_at)
     finally:
         delete_pipeline_topics(settings)
+
+
+def _vectors(name: str, dim: int) -> dict[str, list[float]]:
+    if name not in NEAR:
+        return {}
+    text, other, cosine = NEAR[name]
+    base = hashed_vector(other, dim)
+    return {other: base, text: vector_at_similarity(base, cosine, seed=text)}
 
 
 async def _clock(pipeline: Pipeline) -> datetime:
@@ -234,7 +257,9 @@ async def test_a_version_with_no_message_left_takes_back_all_the_earlier_one_sai
     assert status == "skipped"
 
 
-async def test_a_statement_another_episode_made_again_is_not_taken_back(run: Run) -> None:
-    name = "restated-elsewhere"
+@pytest.mark.parametrize("name", ["restated-elsewhere", "restated-in-other-words"])
+async def test_a_statement_another_episode_made_again_is_not_taken_back(
+    run: Run, name: str
+) -> None:
     assert await run.true_now(name) == ["user lives in paris"]
     assert [(r.state, r.episode) for r in await run.rows(name)] == [("live", "ep-1")]
