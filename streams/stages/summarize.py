@@ -48,6 +48,12 @@ class SummarizeStage(PipelineStage[EpisodeCompleted]):
         scope = CallScope(dataset=key[0], project_id=key[1], episode_id=key[2])
         async with pool.acquire() as conn:
             state = await episodes.upsert_episode(conn, event)
+        if state.completed_at is not None and event.completed_at < state.completed_at:
+            log.info(
+                "summarize: episode %s of %s: a version older than the one stored; nothing"
+                " changes", key[2], event.tenant,
+            )  # fmt: skip
+            return []
         if state.status in ("done", "skipped") and not event.reprocess:
             log.info("summarize: episode %s of %s already %s", key[2], event.tenant, state.status)
             return []

@@ -25,13 +25,20 @@ from streams.store.statements import Rider
 
 # One episode: its key in WHERE ($1-$3), and the columns episode_from_row reads.
 EPISODE_KEY = "dataset = $1 AND project_id = $2 AND episode_id = $3"
-_SUMMARY_STATE = "status, summary, summary_embedding IS NOT NULL AS has_embedding, retry_count"
+_SUMMARY_STATE = (
+    "status, summary, summary_embedding IS NOT NULL AS has_embedding, retry_count, completed_at"
+)
 
 
 # A re-sent episode replaces the stored one only when it is a newer version (a later
-# completed_at) or asks to be reprocessed ($10): an older or equal re-send must not
-# overwrite the transcript, window and time the stored facts came from.
-_REPLACES = "(EXCLUDED.completed_at > e.completed_at OR $10::boolean)"
+# completed_at) or asks to be reprocessed ($10) and is no older: an older or equal
+# re-send must not overwrite the transcript, window and time the stored facts came from,
+# and a replay that reprocesses an older version after a newer one must not bring back
+# what the newer one took back.
+_REPLACES = (
+    "(EXCLUDED.completed_at > e.completed_at"
+    " OR ($10::boolean AND EXCLUDED.completed_at >= e.completed_at))"
+)
 _NEWER = "EXCLUDED.completed_at > e.completed_at"
 _CONTENT = ", ".join(
     f"{c} = CASE WHEN {_REPLACES} THEN EXCLUDED.{c} ELSE e.{c} END"
@@ -83,11 +90,11 @@ class Enqueued:
     stored_completed_at: datetime  # the version the ledger keeps
 
     def older_resend_of(self, event: EpisodeCompleted) -> bool:
-        """The event is an older (or the same) version of an episode that is finished."""
-        return (
-            not event.reprocess
-            and self.status in ("done", "skipped")
-            and event.completed_at <= self.stored_completed_at
+        """The event is an older (or, unless reprocessed, the same) version of an episode
+        that is finished."""
+        newest = self.stored_completed_at
+        return self.status in ("done", "skipped") and (
+            event.completed_at < newest or (event.completed_at == newest and not event.reprocess)
         )
 
 
@@ -190,6 +197,7 @@ class SummaryState:
     summary: str | None
     has_embedding: bool
     retry_count: int
+    completed_at: datetime | None = None  # of the version the ledger keeps
 
 
 async def summary_state(

@@ -50,6 +50,7 @@ SOLD_CIVIC = graph(
 )
 
 EMPTIED = ""  # a version whose window holds no message at all
+REPROCESSED = {"older-version-reprocessed": 3}  # case -> its step published with reprocess
 
 # Each step: (episode id, said at, what the user's message says, the graph extracted).
 Step = tuple[str, datetime, str, RawGraph]
@@ -107,6 +108,14 @@ CASES: dict[str, list[Step]] = {
         ("ep-2", ago(5), telling(RESIDES), RESIDES),
         ("ep-1", ago(4), "Nothing new, sorry, wrong chat.", NOTHING),
     ],
+    # A replay that reprocesses the older version after the newer one (the last step is
+    # published with reprocess): it changes nothing, Paris stays taken back.
+    "older-version-reprocessed": [
+        ("ep-0", ago(30), telling(LONDON), LONDON),
+        ("ep-1", ago(5), telling(PARIS), PARIS),
+        ("ep-1", ago(4), "Nothing new, sorry, wrong chat.", NOTHING),
+        ("ep-1", ago(5), telling(PARIS), PARIS),
+    ],
     # A statement turned into a maybe: no longer the user's statement.
     "statement-hedged": [
         ("ep-1", ago(5), telling(PARIS), PARIS),
@@ -154,7 +163,7 @@ async def run(kafka_bootstrap: str, database_url: str) -> AsyncIterator[Run]:
         async with pipeline:
             for name, steps in CASES.items():
                 sent: set[str] = set()
-                for ep, when, text, said in steps:
+                for i, (ep, when, text, said) in enumerate(steps):
                     scripts[name].graphs = {**scripts[name].graphs, ep: said}
                     if ep in sent:  # a newer version of it
                         versions_at[name] = await _clock(pipeline)
@@ -162,6 +171,8 @@ async def run(kafka_bootstrap: str, database_url: str) -> AsyncIterator[Run]:
                     event = episode(*tenants[name], ep, text, completed_at=when)
                     if text == EMPTIED:
                         event = event.model_copy(update={"messages": []})
+                    if REPROCESSED.get(name) == i:
+                        event = event.model_copy(update={"reprocess": True})
                     await pipeline.publish(event)
                     await pipeline.wait_done([event], timeout=60)
             yield Run(pipeline, tenants, versions_at)
@@ -263,3 +274,16 @@ async def test_a_statement_another_episode_made_again_is_not_taken_back(
 ) -> None:
     assert await run.true_now(name) == ["user lives in paris"]
     assert [(r.state, r.episode) for r in await run.rows(name)] == [("live", "ep-1")]
+
+
+async def test_an_older_version_reprocessed_after_a_newer_one_changes_nothing(run: Run) -> None:
+    name = "older-version-reprocessed"
+    assert await run.true_now(name) == ["user lives in london"]
+    rows = await run.rows(name)
+    assert [(r.state, r.episode) for r in rows if r.object == "paris"] == [("retracted", "ep-1")]
+    stored = await run.pipeline.pool.fetchval(
+        "SELECT completed_at FROM episodes WHERE dataset = $1 AND project_id = $2"
+        " AND episode_id = 'ep-1'",
+        *run.tenants[name],
+    )
+    assert stored == ago(4)

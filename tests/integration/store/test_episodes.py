@@ -264,10 +264,12 @@ async def test_skipped_and_summary_columns(ledger_pool: Any) -> None:
         await episodes.save_summary(conn, *key, "The user moved.")
         await episodes.mark_summary_failed(conn, *key, "embedding failed: 503")
         state = await episodes.summary_state(conn, *key)
-        assert state == episodes.SummaryState("failed", "The user moved.", False, 1)
+        assert state == episodes.SummaryState(
+            "failed", "The user moved.", False, 1, ev.completed_at
+        )
         await episodes.save_summary_embedding(conn, *key, [0.25] * 16)
         state = await episodes.summary_state(conn, *key)
-    assert state == episodes.SummaryState("done", "The user moved.", True, 1)
+    assert state == episodes.SummaryState("done", "The user moved.", True, 1, ev.completed_at)
     r = await row(ledger_pool, ev)
     assert r["semantic_status"] == "skipped" and r["last_error"] is None
 
