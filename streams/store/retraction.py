@@ -27,21 +27,21 @@ _LOCK = (
     "SELECT set_config('lock_timeout', $2, true), set_config('statement_timeout', $3, true),"
     f" {writer_lock('$1')}, clock_timestamp() AS now"
 )
-# $1 dataset, $2 project, $3 the transaction's clock, $4 ids, $5 the episode. Only what is
-# still believed and was said by this episode itself: its facts, and its closures' ends.
-# A fact another episode stated again while it was believed (its claim dropped by dedup
-# as an exact or near duplicate of this row: the drop's detail begins with the row's id)
-# is still the user's statement: it stays.
-_RETRACT = f"""
-UPDATE facts SET invalid_at = $3, invalid_reason = 'retracted'
-WHERE dataset = $1 AND project_id = $2 AND id = ANY($4::bigint[]) AND episode_id = $5
-  AND copy_of IS NULL AND invalid_at IS NULL
-  AND NOT EXISTS (
+# A row another episode stated again while it was believed (its claim dropped by dedup as
+# an exact or near duplicate of the row: the drop's detail begins with the row's id) is
+# still the user's statement, a fact or an end alike: it stays.
+_NOT_SAID_ELSEWHERE = f"""NOT EXISTS (
       SELECT 1 FROM fact_drops d
       WHERE d.dataset = $1 AND d.project_id = $2 AND d.episode_id <> $5
         AND d.stage = 'dedup' AND d.reason IN ('{EXACT}', '{NEAR}')
         AND (starts_with(d.detail, '{MATCHES_LIVE}' || facts.id || ' ')
-             OR starts_with(d.detail, '{SIMILAR_TO_LIVE}' || facts.id || ' ')))
+             OR starts_with(d.detail, '{SIMILAR_TO_LIVE}' || facts.id || ' ')))"""
+# $1 dataset, $2 project, $3 the transaction's clock, $4 ids, $5 the episode. Only what is
+# still believed and was said by this episode itself: its facts, and its closures' ends.
+_RETRACT = f"""
+UPDATE facts SET invalid_at = $3, invalid_reason = 'retracted'
+WHERE dataset = $1 AND project_id = $2 AND id = ANY($4::bigint[]) AND episode_id = $5
+  AND copy_of IS NULL AND invalid_at IS NULL AND {_NOT_SAID_ELSEWHERE}
 RETURNING id
 """
 _UNCLOSE = f"""
@@ -49,6 +49,7 @@ WITH back AS (
     UPDATE facts SET invalid_at = $3, invalid_reason = 'retracted'
     WHERE dataset = $1 AND project_id = $2 AND id = ANY($4::bigint[]) AND episode_id = $5
       AND end_reason = 'closed' AND end_quote IS NOT NULL AND invalid_at IS NULL
+      AND {_NOT_SAID_ELSEWHERE}
     RETURNING *
 )
 {COPY_BACK}"""

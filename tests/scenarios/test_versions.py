@@ -108,6 +108,14 @@ CASES: dict[str, list[Step]] = {
         ("ep-2", ago(5), telling(RESIDES), RESIDES),
         ("ep-1", ago(4), "Nothing new, sorry, wrong chat.", NOTHING),
     ],
+    # "I sold my Civic" said in ep-1, said again in ep-2 (dropped there as an exact
+    # duplicate of the end ep-1 gave), then deleted from ep-1: ep-2 still says it.
+    "closure-restated-elsewhere": [
+        ("ep-0", ago(30), telling(CIVIC), CIVIC),
+        ("ep-1", ago(2), "I sold my honda civic three days ago", SOLD_CIVIC),
+        ("ep-2", ago(1.5), "I sold my honda civic a few days ago", SOLD_CIVIC),
+        ("ep-1", ago(1), "Nothing new, sorry, wrong chat.", NOTHING),
+    ],
     # A replay that reprocesses the older version after the newer one (the last step is
     # published with reprocess): it changes nothing, Paris stays taken back.
     "older-version-reprocessed": [
@@ -274,6 +282,17 @@ async def test_a_statement_another_episode_made_again_is_not_taken_back(
 ) -> None:
     assert await run.true_now(name) == ["user lives in paris"]
     assert [(r.state, r.episode) for r in await run.rows(name)] == [("live", "ep-1")]
+
+
+async def test_an_end_another_episode_gave_again_is_not_taken_back(run: Run) -> None:
+    name = "closure-restated-elsewhere"
+    assert await run.true_now(name) == []
+    rows = await run.rows(name)
+    assert not [r for r in rows if r.state == "retracted"]
+    ended = [(r.predicate, r.valid_until) for r in rows if r.state == "expired"]
+    assert sorted((p, u and u.date().isoformat()) for p, u in ended) == [
+        ("drives", date_in(-3)), ("has mileage of", date_in(-3)),
+    ]  # fmt: skip
 
 
 async def test_an_older_version_reprocessed_after_a_newer_one_changes_nothing(run: Run) -> None:
