@@ -34,7 +34,7 @@ class PromptContext:
 
 
 _CONTEXT = f"""
-WITH recent AS MATERIALIZED (
+WITH RECURSIVE recent AS MATERIALIZED (
     SELECT created_at, subject_entity_id, object_entity_id FROM facts
     WHERE dataset = $1 AND project_id = $2 AND {_live()} AND {_NAMES_AN_ENTITY}
     ORDER BY created_at DESC LIMIT $3
@@ -53,6 +53,19 @@ WITH recent AS MATERIALIZED (
     SELECT e.name, max(s.at) AS at FROM seen s CROSS JOIN LATERAL (
         SELECT name FROM entities WHERE id = s.id AND dataset = $1 AND project_id = $2
     ) e GROUP BY e.name
+), copied(start, id, copy_of) AS (
+    -- the believed copies of what an older version of the episode stated and a later
+    -- statement ended (a copy keeps its original's triple and stated_at), each with the
+    -- rows up its chain: kept below when the chain leads back to this episode
+    SELECT b.id, b.id, b.copy_of FROM facts o JOIN facts b ON b.dataset = $1
+        AND b.project_id = $2 AND b.subject = o.subject AND b.predicate = o.predicate
+        AND b.object = o.object AND b.invalid_at IS NULL AND b.copy_of IS NOT NULL
+        AND b.stated_at = o.stated_at
+    WHERE o.dataset = $1 AND o.project_id = $2 AND o.episode_id = $6 AND o.stated_at < $7
+        AND o.copy_of IS NULL AND o.invalid_at IS NOT NULL
+    UNION ALL
+    SELECT c.start, f.id, f.copy_of FROM copied c JOIN facts f ON f.id = c.copy_of
+    WHERE f.dataset = $1 AND f.project_id = $2
 )
 SELECT 'name' AS part, n.name AS text, n.at, (SELECT max(id) FROM entities
     WHERE dataset = $1 AND project_id = $2 AND name = n.name) AS num, NULL AS why FROM named n
@@ -73,6 +86,9 @@ UNION ALL SELECT 'said', source_quote, NULL, id, untrusted_reason FROM facts
 UNION ALL SELECT 'said', end_quote, NULL, id, NULL FROM facts
     WHERE dataset = $1 AND project_id = $2 AND episode_id = $6 AND end_reason = 'closed'
         AND end_quote IS NOT NULL AND invalid_at IS NULL
+UNION ALL SELECT 'said', b.source_quote, NULL, b.id, b.untrusted_reason FROM copied c
+    JOIN facts o ON o.id = c.id JOIN facts b ON b.id = c.start
+    WHERE c.copy_of IS NULL AND o.episode_id = $6
 """
 
 

@@ -3,12 +3,15 @@
 One transaction under the tenant's writer lock (the one the writer takes, so no write of
 the tenant runs meanwhile). A fact the newer version no longer states is ended in
 transaction time with ``invalid_reason = 'retracted'`` and no copy (as far as the store
-now believes, it was never said; ``--as-of`` before now still shows it). An end it no
-longer gives (a closure: "I sold my Civic", deleted) is taken back the same way: the copy
-that carried the end is retracted and the fact is copied again with the end it had
-before. A fact another episode has stated again since stays. Either way every row they
-had ended (a fact superseded, what a closure or a supersession cascaded to) is believed
-again with its earlier end (streams/store/valid_ends.py ``reopen``). It runs when the
+now believes, it was never said; ``--as-of`` before now still shows it). A fact a later
+statement already ended is believed as the copy carrying that end: the copy is taken back
+the same way. An end it no longer gives (a closure: "I sold my Civic", deleted) is taken
+back too: the copy that carried the end is retracted and the fact is copied again with
+the end it had before. A fact or an end another episode has stated again since stays.
+Every row what was taken back had ended (a fact superseded, what a closure or a
+supersession cascaded to) is believed again: with the end it had before, or, when a later
+statement had replaced the withdrawn fact, ended where that one ended it (London, then
+Paris, then Rome, with Paris deleted: London was true until Rome). It runs when the
 extract stage starts the newer version, before the model is asked, so the rest of the
 pipeline judges the newer version against the memory without what it took back.
 """
@@ -21,27 +24,54 @@ from typing import Any
 
 from streams.domain.dedup import EXACT, MATCHES_LIVE, NEAR, SIMILAR_TO_LIVE
 from streams.store.locks import writer_lock
-from streams.store.valid_ends import COPY_BACK, reopen
+from streams.store.valid_ends import COLUMNS, COPY_BACK, PENDING
 
 _LOCK = (
     "SELECT set_config('lock_timeout', $2, true), set_config('statement_timeout', $3, true),"
     f" {writer_lock('$1')}, clock_timestamp() AS now"
 )
-# A row another episode stated again while it was believed (its claim dropped by dedup as
-# an exact or near duplicate of the row: the drop's detail begins with the row's id) is
-# still the user's statement, a fact or an end alike: it stays.
-_NOT_SAID_ELSEWHERE = f"""NOT EXISTS (
+
+
+def _said_elsewhere(row_id: str) -> str:
+    """A row another episode stated again while it was believed (its claim dropped by dedup
+    as an exact or near duplicate of the row: the drop's detail begins with the row's id)
+    is still the user's statement, a fact or an end alike: it stays."""
+    return f"""EXISTS (
       SELECT 1 FROM fact_drops d
       WHERE d.dataset = $1 AND d.project_id = $2 AND d.episode_id <> $5
         AND d.stage = 'dedup' AND d.reason IN ('{EXACT}', '{NEAR}')
-        AND (starts_with(d.detail, '{MATCHES_LIVE}' || facts.id || ' ')
-             OR starts_with(d.detail, '{SIMILAR_TO_LIVE}' || facts.id || ' ')))"""
+        AND (starts_with(d.detail, '{MATCHES_LIVE}' || {row_id} || ' ')
+             OR starts_with(d.detail, '{SIMILAR_TO_LIVE}' || {row_id} || ' ')))"""
+
+
 # $1 dataset, $2 project, $3 the transaction's clock, $4 ids, $5 the episode. Only what is
 # still believed and was said by this episode itself: its facts, and its closures' ends.
 _RETRACT = f"""
 UPDATE facts SET invalid_at = $3, invalid_reason = 'retracted'
 WHERE dataset = $1 AND project_id = $2 AND id = ANY($4::bigint[]) AND episode_id = $5
-  AND copy_of IS NULL AND invalid_at IS NULL AND {_NOT_SAID_ELSEWHERE}
+  AND copy_of IS NULL AND invalid_at IS NULL AND NOT {_said_elsewhere("facts.id")}
+RETURNING id
+"""
+# The believed copies among the ids, each with every row up its chain to the original
+# statement (a copy's own episode is the one that ended it; its original's, who said it).
+_CHAINS = """
+up(start, id, copy_of) AS (
+    SELECT id, id, copy_of FROM facts
+    WHERE dataset = $1 AND project_id = $2 AND id = ANY($4::bigint[]) AND copy_of IS NOT NULL
+      AND invalid_at IS NULL
+    UNION ALL
+    SELECT up.start, f.id, f.copy_of FROM up JOIN facts f ON f.id = up.copy_of
+    WHERE f.dataset = $1 AND f.project_id = $2
+)"""
+# A fact this episode stated and a later statement ended: its copy goes, unless another
+# episode stated it again while any row of its chain was believed.
+_RETRACT_ENDED = f"""
+WITH RECURSIVE {_CHAINS}
+UPDATE facts SET invalid_at = $3, invalid_reason = 'retracted'
+WHERE dataset = $1 AND project_id = $2 AND invalid_at IS NULL
+  AND id IN (SELECT up.start FROM up JOIN facts o ON o.id = up.id
+             WHERE up.copy_of IS NULL AND o.episode_id = $5)
+  AND NOT EXISTS (SELECT 1 FROM up u WHERE u.start = facts.id AND {_said_elsewhere("u.id")})
 RETURNING id
 """
 _UNCLOSE = f"""
@@ -49,10 +79,52 @@ WITH back AS (
     UPDATE facts SET invalid_at = $3, invalid_reason = 'retracted'
     WHERE dataset = $1 AND project_id = $2 AND id = ANY($4::bigint[]) AND episode_id = $5
       AND end_reason = 'closed' AND end_quote IS NOT NULL AND invalid_at IS NULL
-      AND {_NOT_SAID_ELSEWHERE}
+      AND NOT {_said_elsewhere("facts.id")}
     RETURNING *
 )
 {COPY_BACK}"""
+# $1 dataset, $2 project, $3 the transaction's clock, $4 the rows taken back, $5 the
+# episode. What any row of a taken-back row's chain had ended (``ended_by``) is retired
+# ('reopened') and copied again with the end its original had; when the withdrawn fact
+# had itself been superseded, at that supersession's end if earlier (what replaced the
+# withdrawn fact replaces what it had replaced). An open-ended copy gives way to an
+# open-ended row of its triple.
+_REOPEN = f"""
+WITH RECURSIVE gone(id, taken) AS (
+    SELECT id, id FROM facts WHERE dataset = $1 AND project_id = $2
+      AND id = ANY($4::bigint[]) AND invalid_reason = 'retracted'
+    UNION ALL
+    SELECT f.copy_of, g.taken FROM gone g JOIN facts f ON f.id = g.id
+    WHERE f.dataset = $1 AND f.project_id = $2 AND f.copy_of IS NOT NULL
+),
+back AS (
+    UPDATE facts f SET invalid_at = $3, invalid_reason = 'reopened'
+    FROM gone g JOIN facts w ON w.id = g.taken
+    WHERE f.ended_by = g.id AND f.dataset = $1 AND f.project_id = $2
+      AND f.invalid_at IS NULL AND f.copy_of IS NOT NULL
+    RETURNING f.*, CASE WHEN w.end_reason = 'superseded' THEN w.valid_until END AS moved_until,
+        w.ended_by AS moved_by
+)
+INSERT INTO facts ({COLUMNS})
+SELECT b.dataset, b.project_id, b.subject, b.predicate, b.object, b.kind,
+    b.subject_entity_id, b.object_entity_id, b.confidence, b.source_quote, $5,
+    CASE WHEN e.until IS NULL OR e.until > $3 THEN coalesce(b.embedding, o.embedding) END,
+    b.valid_from, e.until, $3, b.stated_at, b.id, e.by, e.reason, b.untrusted_reason, {PENDING}
+FROM back b JOIN facts o ON o.id = b.copy_of
+CROSS JOIN LATERAL (
+    SELECT b.moved_until IS NOT NULL AND (o.valid_until IS NULL OR b.moved_until < o.valid_until)
+        AND (b.valid_from IS NULL OR b.moved_until > b.valid_from) AS moved
+) m
+CROSS JOIN LATERAL (
+    SELECT CASE WHEN m.moved THEN b.moved_until ELSE o.valid_until END AS until,
+        CASE WHEN m.moved THEN b.moved_by ELSE o.ended_by END AS by,
+        CASE WHEN m.moved THEN b.end_reason ELSE o.end_reason END AS reason
+) e
+ORDER BY b.id
+ON CONFLICT (dataset, project_id, subject, predicate, object)
+    WHERE invalid_at IS NULL AND valid_until IS NULL DO NOTHING
+RETURNING id
+"""
 
 
 @dataclass(frozen=True)
@@ -74,7 +146,8 @@ async def retract(
             _LOCK, f"{dataset}:{project_id}", f"{lock_timeout_ms}ms", f"{statement_timeout_ms}ms"
         ))["now"]  # fmt: skip
         tenant, ids = (dataset, project_id, now), list(fact_ids)
-        gone = len(await conn.fetch(_RETRACT, *tenant, ids, episode_id))
-        gone += len(await conn.fetch(_UNCLOSE, *tenant, ids, episode_id))
-        back = await reopen(conn, tenant, episode_id, ids, retracted=True) if gone else 0
+        gone = 0
+        for statement in (_RETRACT, _RETRACT_ENDED, _UNCLOSE):
+            gone += len(await conn.fetch(statement, *tenant, ids, episode_id))
+        back = len(await conn.fetch(_REOPEN, *tenant, ids, episode_id)) if gone else 0
     return Retracted(gone, back)

@@ -119,10 +119,6 @@ _REOPEN = _reopen_sql(
     f"{_OF_THESE} AND g.id = ANY($4::bigint[]) AND g.invalid_at IS NOT NULL"
     " AND NOT EXISTS (SELECT 1 FROM facts c WHERE c.copy_of = g.id AND c.invalid_at IS NULL)"
 )
-# The same for rows taken back by a newer version of their episode, copy or not.
-_REOPEN_RETRACTED = _reopen_sql(
-    f"{_OF_THESE} AND g.id = ANY($4::bigint[]) AND g.invalid_reason = 'retracted'"
-)
 
 
 # $1 dataset, $2 project, $3 the transaction's clock, $4 ids, $5 their ends, $6 the reason.
@@ -202,14 +198,12 @@ async def end_rows(
 
 
 async def reopen(
-    conn: Any, tenant: tuple[str, str, datetime], episode_id: str, retired: Sequence[int],
-    *, retracted: bool = False,
-) -> int:  # fmt: skip
-    """Of ``retired``, the rows now retired with no copy (never true), or (``retracted``)
-    taken back, no longer stand behind the ends they gave: each live copy they ended is
-    believed again with the end it had before. Returns how many came back."""
-    query = _REOPEN_RETRACTED if retracted else _REOPEN
-    return len(await conn.fetch(query, *tenant, list(retired), episode_id))
+    conn: Any, tenant: tuple[str, str, datetime], episode_id: str, retired: Sequence[int]
+) -> int:
+    """Of ``retired``, the rows now retired with no copy (never true) no longer stand
+    behind the ends they gave: each live copy they ended is believed again with the end it
+    had before. Returns how many came back."""
+    return len(await conn.fetch(_REOPEN, *tenant, list(retired), episode_id))
 
 
 def user_links(ended: Ended, by: dict[int, int | None], *, closed: bool = False) -> list[EndedLink]:

@@ -124,6 +124,21 @@ CASES: dict[str, list[Step]] = {
         ("ep-1", ago(4), "Nothing new, sorry, wrong chat.", NOTHING),
         ("ep-1", ago(5), telling(PARIS), PARIS),
     ],
+    # "I moved to Paris" (which ended London) was itself ended by Rome, said in another
+    # episode, before it was deleted: Paris is taken back, and London was true until Rome.
+    "superseded-then-deleted": [
+        ("ep-0", ago(30), telling(LONDON), LONDON),
+        ("ep-1", ago(5), telling(PARIS), PARIS),
+        ("ep-2", ago(3), telling(ROME), ROME),
+        ("ep-1", ago(2), "Nothing new, sorry, wrong chat.", NOTHING),
+    ],
+    # The Civic (and its mileage) said in ep-0, sold in ep-1, then ep-0's message deleted:
+    # the user never said they had it, so nothing of it stays, its end included.
+    "closed-then-deleted": [
+        ("ep-0", ago(30), telling(CIVIC), CIVIC),
+        ("ep-1", ago(2), "I sold my honda civic three days ago", SOLD_CIVIC),
+        ("ep-0", ago(1), "Nothing new, sorry, wrong chat.", NOTHING),
+    ],
     # A statement turned into a maybe: no longer the user's statement.
     "statement-hedged": [
         ("ep-1", ago(5), telling(PARIS), PARIS),
@@ -141,6 +156,12 @@ class Run:
 
     async def true_now(self, name: str) -> list[str]:
         rows = await facts_at(self.pipeline.pool, *self.tenants[name], valid_at=NOW)
+        return sorted(" ".join(r.triple) for r in rows)
+
+    async def true_at(self, name: str, when: datetime, *, before_the_version: bool = False
+                      ) -> list[str]:  # fmt: skip
+        as_of = self.versions_at[name] if before_the_version else None
+        rows = await facts_at(self.pipeline.pool, *self.tenants[name], valid_at=when, as_of=as_of)
         return sorted(" ".join(r.triple) for r in rows)
 
     async def believed_before_the_version(self, name: str) -> list[str]:
@@ -306,3 +327,34 @@ async def test_an_older_version_reprocessed_after_a_newer_one_changes_nothing(ru
         *run.tenants[name],
     )
     assert stored == ago(4)
+
+
+async def test_a_deleted_statement_a_later_one_had_replaced_is_taken_back(run: Run) -> None:
+    name = "superseded-then-deleted"
+    assert await run.true_at(name, ago(4), before_the_version=True) == ["user lives in paris"]
+    assert await run.true_at(name, ago(4)) == ["user lives in london"]
+    assert await run.true_now(name) == ["user lives in rome"]
+    rows = await run.rows(name)
+    believed = [r for r in rows if r.state in ("live", "expired")]
+    assert sorted((r.object, r.valid_until, r.end, r.end_by) for r in believed) == [
+        ("london", ago(3), "superseded", "user lives in rome"), ("rome", None, None, None),
+    ]  # fmt: skip
+    assert [r.state for r in rows if r.object == "paris" and r.state == "retracted"] == [
+        "retracted"
+    ]
+
+
+async def test_a_deleted_statement_a_later_one_had_ended_is_taken_back_with_its_end(
+    run: Run,
+) -> None:
+    name = "closed-then-deleted"
+    assert await run.true_at(name, ago(10), before_the_version=True) == [
+        "honda civic has mileage of 80000 km", "user drives honda civic",
+    ]  # fmt: skip
+    assert await run.true_at(name, ago(10)) == []
+    assert await run.true_now(name) == []
+    rows = await run.rows(name)
+    assert not [r for r in rows if r.state in ("live", "expired")]
+    assert sorted(r.predicate for r in rows if r.state == "retracted") == [
+        "drives", "has mileage of",
+    ]  # fmt: skip
