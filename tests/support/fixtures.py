@@ -35,8 +35,10 @@ Function scope:
 
 from __future__ import annotations
 
+import asyncio
 import os
 import uuid
+import warnings
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import AbstractContextManager as ContextManager
 from contextlib import contextmanager
@@ -51,7 +53,7 @@ from streams.kafka import topics as topic_ops
 from streams.kafka.topics import TopicSpec
 from streams.settings import Settings
 from streams.store.db import create_pool
-from tests.support.db import TEST_EMBEDDING_DIM, create_fresh_database
+from tests.support.db import TEST_EMBEDDING_DIM, create_fresh_database, drop_created_databases
 from tests.support.gemini_stub import GeminiStub, running_stub
 from tests.support.openai_stub import OpenAIStub, running_openai_stub
 from tests.support.runtime import create_topics as create_raw_topics
@@ -133,7 +135,13 @@ def kafka_bootstrap() -> Iterator[str]:
 @pytest.fixture(scope="session")
 def database_url() -> Iterator[str]:
     env = ("FACTSTREAM_DATABASE_URL", "DATABASE_URL")
-    yield from _service("postgres", env, _postgres_container)
+    for url in _service("postgres", env, _postgres_container):
+        try:
+            yield url
+        finally:  # before the service stops
+            left = asyncio.run(drop_created_databases(url))
+            if left:
+                warnings.warn(f"test databases left on the server: {left}", stacklevel=1)
 
 
 @pytest.fixture(scope="session")
