@@ -24,7 +24,7 @@ from typing import Any
 
 from streams.domain.dedup import EXACT, MATCHES_LIVE, NEAR, SIMILAR_TO_LIVE
 from streams.store.locks import writer_lock
-from streams.store.valid_ends import COLUMNS, COPY_BACK, PENDING
+from streams.store.valid_ends import COPY_BACK, NOT_MOVED
 
 _LOCK = (
     "SELECT set_config('lock_timeout', $2, true), set_config('statement_timeout', $3, true),"
@@ -80,15 +80,14 @@ WITH back AS (
     WHERE dataset = $1 AND project_id = $2 AND id = ANY($4::bigint[]) AND episode_id = $5
       AND end_reason = 'closed' AND end_quote IS NOT NULL AND invalid_at IS NULL
       AND NOT {_said_elsewhere("facts.id")}
-    RETURNING *
+    RETURNING *, {NOT_MOVED}
 )
 {COPY_BACK}"""
 # $1 dataset, $2 project, $3 the transaction's clock, $4 the rows taken back, $5 the
 # episode. What any row of a taken-back row's chain had ended (``ended_by``) is retired
 # ('reopened') and copied again with the end its original had; when the withdrawn fact
 # had itself been superseded, at that supersession's end if earlier (what replaced the
-# withdrawn fact replaces what it had replaced). An open-ended copy gives way to an
-# open-ended row of its triple.
+# withdrawn fact replaces what it had replaced).
 _REOPEN = f"""
 WITH RECURSIVE gone(id, taken) AS (
     SELECT id, id FROM facts WHERE dataset = $1 AND project_id = $2
@@ -105,26 +104,7 @@ back AS (
     RETURNING f.*, CASE WHEN w.end_reason = 'superseded' THEN w.valid_until END AS moved_until,
         w.ended_by AS moved_by
 )
-INSERT INTO facts ({COLUMNS})
-SELECT b.dataset, b.project_id, b.subject, b.predicate, b.object, b.kind,
-    b.subject_entity_id, b.object_entity_id, b.confidence, b.source_quote, $5,
-    CASE WHEN e.until IS NULL OR e.until > $3 THEN coalesce(b.embedding, o.embedding) END,
-    b.valid_from, e.until, $3, b.stated_at, b.id, e.by, e.reason, b.untrusted_reason, {PENDING}
-FROM back b JOIN facts o ON o.id = b.copy_of
-CROSS JOIN LATERAL (
-    SELECT b.moved_until IS NOT NULL AND (o.valid_until IS NULL OR b.moved_until < o.valid_until)
-        AND (b.valid_from IS NULL OR b.moved_until > b.valid_from) AS moved
-) m
-CROSS JOIN LATERAL (
-    SELECT CASE WHEN m.moved THEN b.moved_until ELSE o.valid_until END AS until,
-        CASE WHEN m.moved THEN b.moved_by ELSE o.ended_by END AS by,
-        CASE WHEN m.moved THEN b.end_reason ELSE o.end_reason END AS reason
-) e
-ORDER BY b.id
-ON CONFLICT (dataset, project_id, subject, predicate, object)
-    WHERE invalid_at IS NULL AND valid_until IS NULL DO NOTHING
-RETURNING id
-"""
+{COPY_BACK}"""
 
 
 @dataclass(frozen=True)

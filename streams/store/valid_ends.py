@@ -79,16 +79,23 @@ UPDATE facts SET invalidated_by = c.copy FROM c WHERE facts.id = c.original
 
 
 # Each retired row of ``back`` is copied again with the end its original had (the copy
-# it continues); an open-ended copy gives way to an open-ended row of its triple.
+# it continues), or at ``moved_until`` by ``moved_by`` when ``back`` gives one that ends it
+# sooner (and after it starts); an open-ended copy gives way to an open-ended row of its
+# triple. A ``back`` that moves no end returns NOT_MOVED with its rows.
+NOT_MOVED = "NULL::timestamptz AS moved_until, NULL::bigint AS moved_by"
 COPY_BACK = f"""
 INSERT INTO facts ({COLUMNS})
 SELECT b.dataset, b.project_id, b.subject, b.predicate, b.object, b.kind,
     b.subject_entity_id, b.object_entity_id, b.confidence, b.source_quote, $5,
-    CASE WHEN o.valid_until IS NULL OR o.valid_until > $3
-        THEN coalesce(b.embedding, o.embedding) END,
-    b.valid_from, o.valid_until, $3, b.stated_at, b.id, o.ended_by, o.end_reason,
-    b.untrusted_reason, {PENDING}
+    CASE WHEN e.until IS NULL OR e.until > $3 THEN coalesce(b.embedding, o.embedding) END,
+    b.valid_from, e.until, $3, b.stated_at, b.id, e.by, e.reason, b.untrusted_reason, {PENDING}
 FROM back b JOIN facts o ON o.id = b.copy_of
+CROSS JOIN LATERAL (SELECT coalesce(b.moved_until < o.valid_until, b.moved_until IS NOT NULL)
+    AND (b.valid_from IS NULL OR b.moved_until > b.valid_from) AS moved) m
+CROSS JOIN LATERAL (
+    SELECT CASE WHEN m.moved THEN b.moved_until ELSE o.valid_until END AS until,
+        CASE WHEN m.moved THEN b.moved_by ELSE o.ended_by END AS by,
+        CASE WHEN m.moved THEN b.end_reason ELSE o.end_reason END AS reason) e
 ORDER BY b.id
 ON CONFLICT (dataset, project_id, subject, predicate, object)
     WHERE invalid_at IS NULL AND valid_until IS NULL DO NOTHING
@@ -103,7 +110,7 @@ back AS (
     UPDATE facts f SET invalid_at = $3, invalid_reason = 'reopened'
     FROM gone WHERE f.ended_by = gone.id AND f.{_TENANT.replace(" AND ", " AND f.")}
       AND f.invalid_at IS NULL AND f.copy_of IS NOT NULL
-    RETURNING f.*
+    RETURNING f.*, {NOT_MOVED}
 )
 {COPY_BACK}"""
 
