@@ -94,7 +94,9 @@ async def load_live_facts(url: str, tenant: Tenant, n: int, dim: int) -> None:
     """n - |history| more live facts for the tenant (90% literal, 10% relationships to
     n/10 entities), each with its own random vector; all about the user, as most are.
     Like a real history: a vocabulary of a few hundred predicates (each with many
-    objects), one creation time per fact (spread over the past), subject_entity_id set."""
+    objects), one creation time per fact (spread over the past), subject_entity_id set,
+    and five facts per past episode (one episode id for all would tell the planner that
+    any episode's facts are the whole table)."""
     conn = await asyncpg.connect(url)
     try:
         # The inner series references g, so each row gets its own random vector.
@@ -111,12 +113,13 @@ async def load_live_facts(url: str, tenant: Tenant, n: int, dim: int) -> None:
             tenant.dataset, tenant.project_id,
         )  # fmt: skip
         when = "now() - interval '1 day' - g * interval '1 second'"
+        past_episode = "$4::text || '-' || (g / 5)"
         await conn.execute(
             "INSERT INTO facts (dataset, project_id, subject, predicate, object, kind,"
             " subject_entity_id, object_entity_id, confidence, episode_id, embedding,"
             " created_at)"
             " SELECT $1, $2, 'user', 'is linked to ' || (g % 50), 'entity ' || g,"
-            f" 'relationship', $5, e.id, 0.9, $4, {vec}::vector, {when}"
+            f" 'relationship', $5, e.id, 0.9, {past_episode}, {vec}::vector, {when}"
             " FROM generate_series(1, $3) g JOIN entities e ON e.dataset = $1"
             " AND e.project_id = $2 AND e.name = 'entity ' || g",
             tenant.dataset, tenant.project_id, n_entities, HISTORY_EPISODE, user_id,
@@ -126,7 +129,7 @@ async def load_live_facts(url: str, tenant: Tenant, n: int, dim: int) -> None:
             "INSERT INTO facts (dataset, project_id, subject, predicate, object, kind,"
             " subject_entity_id, confidence, episode_id, embedding, created_at)"
             " SELECT $1, $2, 'user', 'has detail ' || (g % 500), 'value ' || g, 'literal',"
-            f" $5, 0.9, $4, {vec}::vector, {when} - interval '1 hour'"
+            f" $5, 0.9, {past_episode} || '-l', {vec}::vector, {when} - interval '1 hour'"
             " FROM generate_series(1, $3) g",
             tenant.dataset, tenant.project_id, max(0, literals), HISTORY_EPISODE, user_id,
         )  # fmt: skip
@@ -150,7 +153,7 @@ async def loaded_tenants(pool: Any, sizes: Sequence[int]) -> tuple[dict[int, Ten
     """The scale tenants of a kept database, by size, and the next free episode number."""
     rows = await pool.fetch(
         "SELECT dataset, project_id, count(*) AS n FROM facts WHERE episode_id = $1"
-        " GROUP BY 1, 2", HISTORY_EPISODE,
+        " OR episode_id LIKE $1 || '-%' GROUP BY 1, 2", HISTORY_EPISODE,
     )  # fmt: skip
     sized = {s: Tenant(r["dataset"], r["project_id"]) for s in sizes for r in rows
              if abs(int(r["n"]) - s) <= len(history_state())}  # fmt: skip

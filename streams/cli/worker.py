@@ -28,6 +28,7 @@ from streams.cli.startup import checks_of, wait_until_ready
 from streams.errors import ConfigError, InfraError
 from streams.model.metered import ModelMetrics, metered
 from streams.pipeline import STAGES, StageFactory, factory_of
+from streams.pipeline import stage as spec_of
 from streams.runtime import jsonlog
 from streams.runtime.config import WorkerConfig, default_instance_id
 from streams.runtime.health import ReadyCheck
@@ -76,12 +77,15 @@ async def run_worker(
     concurrency: int | None = None,
     metrics_port: int | None = None,
     pool_name: str | None = None,
+    plans_once: bool = False,
 ) -> int:
     pool: Any = None
     if settings.database_url is not None:
         from streams.store.db import create_pool, round_trips
 
-        pool = await create_pool(settings.require_database_url(), application_name=pool_name)
+        pool = await create_pool(
+            settings.require_database_url(), application_name=pool_name, plans_once=plans_once
+        )
     try:
         registry = CollectorRegistry()  # the worker's metrics: runtime, models, pool
         meter = ModelMetrics(registry)
@@ -190,6 +194,8 @@ def worker_command(
             concurrency=concurrency,
             metrics_port=metrics_port,
             pool_name=f"factstream-{stage}",  # pg_stat_activity shows a session's stage
+            # the table's promise holds for its own code only, not for a replacement's
+            plans_once=stage_factory is None and spec_of(stage).plans_once,
         )
 
     try:

@@ -102,15 +102,19 @@ async def _keep_session(conn: asyncpg.Connection) -> None:
 
 async def create_pool(
     database_url: str, *, min_size: int = 1, max_size: int = 10,
-    application_name: str | None = None,
+    application_name: str | None = None, plans_once: bool = False,
 ) -> Any:  # fmt: skip
     """An asyncpg pool whose connections speak `vector` and `jsonb` natively and count
     their round trips (streams/store/round_trips.py). ``application_name`` names its
     sessions in pg_stat_activity (workers: their stage). Sessions open with the default
-    vector search settings, so searches need no transaction of their own."""
+    vector search settings, so searches need no transaction of their own. With
+    ``plans_once`` (streams/pipeline.py ``StageSpec.plans_once``) they plan each prepared
+    statement once, generically; otherwise Postgres decides per statement."""
     server_settings = session_settings()
     if application_name:
         server_settings["application_name"] = application_name
+    if plans_once:
+        server_settings["plan_cache_mode"] = "force_generic_plan"
     try:
         return await asyncpg.create_pool(
             database_url, min_size=min_size, max_size=max_size, init=_init_connection,

@@ -146,15 +146,20 @@ async def upsert_entities(
 _PRUNE_UNREFERENCED = (
     "DELETE FROM entities e WHERE e.dataset = $1 AND e.project_id = $2"
     " AND e.name = ANY($3::text[]) AND e.name <> $4"
-    # an entity id is only ever its own tenant's facts' (write_steps _OWN_IDS), so the
-    # tenant's rows (live or history) are all there is to look at
+    # Most names asked about are named by a live fact (a claim dropped as a duplicate of
+    # one): the live-fact indexes answer that by id or by name (a fact written without
+    # the entity's id: its subject, or the object of the user's link to it)...
     " AND NOT EXISTS (SELECT 1 FROM facts f WHERE f.dataset = $1 AND f.project_id = $2"
-    "   AND (f.subject_entity_id = e.id OR f.object_entity_id = e.id))"
-    # nor by its name alone (a fact written without the entity's id): its subject, or
-    # the object of the user's link to it
+    "   AND f.invalid_at IS NULL AND f.subject_entity_id = e.id)"
+    " AND NOT EXISTS (SELECT 1 FROM facts f WHERE f.dataset = $1 AND f.project_id = $2"
+    "   AND f.invalid_at IS NULL AND f.object_entity_id = e.id)"
     " AND NOT EXISTS (SELECT 1 FROM facts f WHERE f.dataset = $1 AND f.project_id = $2"
     "   AND f.invalid_at IS NULL AND (f.subject = e.name"
     "   OR (f.subject = $4 AND f.object = e.name)))"
+    # ...and only the rest read the tenant's history for a row that keeps the id (an
+    # entity id is only ever its own tenant's facts', write_steps _OWN_IDS)
+    " AND NOT EXISTS (SELECT 1 FROM facts f WHERE f.dataset = $1 AND f.project_id = $2"
+    "   AND (f.subject_entity_id = e.id OR f.object_entity_id = e.id))"
     " RETURNING e.name, e.type"
 )
 

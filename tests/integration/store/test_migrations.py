@@ -108,3 +108,32 @@ async def test_fact_vectors_stay_in_their_row_when_it_fits(database_url: str, di
         await conn.close()
     assert len(stored.to_list()) == dim
     assert toasted == 0
+
+
+async def test_a_fact_row_is_stored_whole_and_uncompressed(database_url: str) -> None:
+    """Migration 024: a fact with a 768-dim vector is past the 2 KB at which Postgres
+    shrinks rows by default; its quote and object stay in the row uncompressed (not moved
+    to the TOAST table, read back from there on every read) and the vector is not run
+    through pglz, which never shrinks random floats."""
+    conn = await connect(await create_fresh_database(database_url, dim=768))
+    quote = "I hike every weekend, hike in the hills, hike by the sea, hike in the rain. " * 2
+    try:
+        fact_id = await conn.fetchval(INSERT_FACT, "ds", "p")
+        await conn.execute(
+            "UPDATE facts SET embedding = $2, source_quote = $3, object = $3 WHERE id = $1",
+            fact_id, Vector([math.sin(i) for i in range(768)]), quote,
+        )  # fmt: skip
+        toast = await conn.fetchval(
+            "SELECT reltoastrelid::regclass::text FROM pg_class WHERE relname = 'facts'"
+        )
+        toasted = await conn.fetchval(f"SELECT count(*) FROM {toast}")
+        row = await conn.fetchrow(
+            "SELECT source_quote, pg_column_compression(source_quote) AS quote_codec,"
+            " pg_column_compression(embedding) AS vector_codec FROM facts WHERE id = $1",
+            fact_id,
+        )
+    finally:
+        await conn.close()
+    assert toasted == 0
+    assert (row["quote_codec"], row["vector_codec"]) == (None, None)
+    assert row["source_quote"] == quote

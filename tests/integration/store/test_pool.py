@@ -44,3 +44,34 @@ async def test_released_connection_skips_the_reset_round_trip(database_url: str)
             assert await conn.fetchval("SHOW application_name") == "pool-probe"
     finally:
         await pool.close()
+
+
+_PROBE = "SELECT count(*) FROM facts WHERE dataset = $1 AND project_id = $2"
+
+
+async def _plans_made(pool: Any) -> tuple[int, int]:
+    """How many of three runs of a statement used its generic plan, and how many were
+    planned for their values (Postgres' counters for the session's statement)."""
+    async with pool.acquire() as conn:
+        for tenant in ("a", "b", "c"):
+            await conn.fetchval(_PROBE, tenant, "p")
+        row = await conn.fetchrow(
+            "SELECT generic_plans, custom_plans FROM pg_prepared_statements"
+            " WHERE statement = $1", _PROBE,
+        )  # fmt: skip
+    return int(row["generic_plans"]), int(row["custom_plans"])
+
+
+async def test_a_pool_that_plans_once_plans_a_statement_once(database_url: str) -> None:
+    """``plans_once`` (streams/pipeline.py: stages whose statements need no plan per
+    value): a session plans a statement once and reuses it; other pools leave the choice
+    to Postgres, which plans the first runs for their values."""
+    url = await create_fresh_database(database_url)
+    once: Any = await create_pool(url, max_size=1, plans_once=True)
+    default: Any = await create_pool(url, max_size=1)
+    try:
+        assert await _plans_made(once) == (3, 0)
+        assert await _plans_made(default) == (0, 3)
+    finally:
+        await once.close()
+        await default.close()
