@@ -28,9 +28,8 @@ class StageSpec:
     output: str | None  # short name of the topic it produces; None: a Postgres sink
     # Every statement the stage runs finds a tenant's rows by key, no vector search, so
     # its best plan is the same for any values: its sessions plan each statement once
-    # (Postgres' generic plan) rather than at every run, where the planning of the
-    # writer's and extraction's statements was a third of their Postgres time. A vector
-    # search must be planned for its tenant (its partial index, its size).
+    # (Postgres' generic plan) rather than at every run. A vector search must be planned
+    # for its tenant (its partial index, its size), so its stages leave it to Postgres.
     plans_once: bool = False
 
     @property

@@ -68,6 +68,12 @@ class LazyModels:
         return getattr(self._models, name)
 
 
+def plans_once(stage: str, stage_factory: str | None) -> bool:
+    """Whether the stage's sessions plan each statement once (``StageSpec.plans_once``):
+    the table's promise holds for its own code only, not for a ``--stage-factory``."""
+    return stage_factory is None and spec_of(stage).plans_once
+
+
 async def run_worker(
     settings: Settings,
     factory: StageFactory,
@@ -194,8 +200,7 @@ def worker_command(
             concurrency=concurrency,
             metrics_port=metrics_port,
             pool_name=f"factstream-{stage}",  # pg_stat_activity shows a session's stage
-            # the table's promise holds for its own code only, not for a replacement's
-            plans_once=stage_factory is None and spec_of(stage).plans_once,
+            plans_once=plans_once(stage, stage_factory),
         )
 
     try:
