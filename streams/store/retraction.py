@@ -9,7 +9,8 @@ the same way. An end it no longer gives (a closure: "I sold my Civic", deleted) 
 back too: the copy that carried the end is retracted and the fact is copied again with
 the end it had before. A fact or an end another episode has stated again since stays.
 Every row what was taken back had ended (a fact superseded, what a closure or a
-supersession cascaded to) is believed again: with the end it had before, or, when a later
+supersession cascaded to; not what the fact itself had replaced, when only its end is
+taken back) is believed again: with the end it had before, or, when a later
 statement had replaced the withdrawn fact, ended where that one ended it (London, then
 Paris, then Rome, with Paris deleted: London was true until Rome). It runs when the
 extract stage starts the newer version, before the model is asked, so the rest of the
@@ -84,10 +85,13 @@ WITH back AS (
 )
 {COPY_BACK}"""
 # $1 dataset, $2 project, $3 the transaction's clock, $4 the rows taken back, $5 the
-# episode. What any row of a taken-back row's chain had ended (``ended_by``) is retired
-# ('reopened') and copied again with the end its original had; when the withdrawn fact
-# had itself been superseded, at that supersession's end if earlier (what replaced the
-# withdrawn fact replaces what it had replaced).
+# episode, $6 those of them whose statement was withdrawn (not only their end). What a
+# taken-back row had ended (``ended_by``) is retired ('reopened') and copied again with
+# the end its original had; for a withdrawn statement, what any row up its chain had
+# ended too (a withdrawn end leaves the fact, and what the fact replaced stays replaced).
+# When the withdrawn fact had itself been superseded, the end moves to that
+# supersession's if earlier (what replaced the withdrawn fact replaces what it had
+# replaced).
 _REOPEN = f"""
 WITH RECURSIVE gone(id, taken) AS (
     SELECT id, id FROM facts WHERE dataset = $1 AND project_id = $2
@@ -95,6 +99,7 @@ WITH RECURSIVE gone(id, taken) AS (
     UNION ALL
     SELECT f.copy_of, g.taken FROM gone g JOIN facts f ON f.id = g.id
     WHERE f.dataset = $1 AND f.project_id = $2 AND f.copy_of IS NOT NULL
+      AND g.taken = ANY($6::bigint[])
 ),
 back AS (
     UPDATE facts f SET invalid_at = $3, invalid_reason = 'reopened'
@@ -126,8 +131,11 @@ async def retract(
             _LOCK, f"{dataset}:{project_id}", f"{lock_timeout_ms}ms", f"{statement_timeout_ms}ms"
         ))["now"]  # fmt: skip
         tenant, ids = (dataset, project_id, now), list(fact_ids)
-        gone = 0
-        for statement in (_RETRACT, _RETRACT_ENDED, _UNCLOSE):
-            gone += len(await conn.fetch(statement, *tenant, ids, episode_id))
-        back = len(await conn.fetch(_REOPEN, *tenant, ids, episode_id)) if gone else 0
+        statements = [
+            r["id"]
+            for statement in (_RETRACT, _RETRACT_ENDED)
+            for r in await conn.fetch(statement, *tenant, ids, episode_id)
+        ]
+        gone = len(statements) + len(await conn.fetch(_UNCLOSE, *tenant, ids, episode_id))
+        back = len(await conn.fetch(_REOPEN, *tenant, ids, episode_id, statements)) if gone else 0
     return Retracted(gone, back)

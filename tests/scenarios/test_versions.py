@@ -48,6 +48,7 @@ CIVIC = graph(
 SOLD_CIVIC = graph(
     {"honda civic": "VEHICLE"}, claim("user", "drives", "honda civic", until=date_in(-3))
 )
+GOLF = graph({"vw golf": "VEHICLE"}, claim("user", "drives", "vw golf"))
 
 EMPTIED = ""  # a version whose window holds no message at all
 REPROCESSED = {"older-version-reprocessed": 3}  # case -> its step published with reprocess
@@ -138,6 +139,14 @@ CASES: dict[str, list[Step]] = {
         ("ep-0", ago(30), telling(CIVIC), CIVIC),
         ("ep-1", ago(2), "I sold my honda civic three days ago", SOLD_CIVIC),
         ("ep-0", ago(1), "Nothing new, sorry, wrong chat.", NOTHING),
+    ],
+    # The Civic replaced the Golf, then "I sold my Civic" was deleted: only the end is
+    # taken back. The Civic is driven again; the Golf stays replaced by it.
+    "closure-deleted-after-a-replacement": [
+        ("ep-0", ago(30), telling(GOLF), GOLF),
+        ("ep-1", ago(20), telling(CIVIC), CIVIC),
+        ("ep-2", ago(2), "I sold my honda civic three days ago", SOLD_CIVIC),
+        ("ep-2", ago(1), "Nothing new, sorry, wrong chat.", NOTHING),
     ],
     # A statement turned into a maybe: no longer the user's statement.
     "statement-hedged": [
@@ -279,6 +288,18 @@ async def test_a_deleted_end_is_taken_back_with_what_it_cascaded_to(run: Run) ->
         ("honda civic", "has mileage of", None), ("user", "drives", None),
     ]  # fmt: skip
     assert [r.predicate for r in rows if r.state == "retracted"] == ["drives"]
+
+
+async def test_a_deleted_end_leaves_what_the_fact_had_replaced_replaced(run: Run) -> None:
+    name = "closure-deleted-after-a-replacement"
+    assert await run.believed_before_the_version(name) == []
+    assert await run.true_now(name) == [
+        "honda civic has mileage of 80000 km", "user drives honda civic",
+    ]  # fmt: skip
+    golf = [r for r in await run.rows(name) if r.object == "vw golf" and r.state == "expired"]
+    assert [(r.end, r.end_by, r.valid_until) for r in golf] == [
+        ("superseded", "user drives honda civic", ago(20))
+    ]
 
 
 async def test_a_version_with_no_message_left_takes_back_all_the_earlier_one_said(
