@@ -44,7 +44,12 @@ def hit_json(hit: SearchHit) -> dict[str, Any]:
         "provenance": {
             "episode_id": hit.said_in,
             # a copy carrying a valid end is written by the episode that ended the fact
-            "ended_in_episode": hit.fact.episode_id if hit.fact.copy_of else None,
+            # (an open-ended copy, a fact believed again, carries no end)
+            "ended_in_episode": (
+                hit.fact.episode_id
+                if hit.fact.copy_of is not None and hit.fact.valid_until is not None
+                else None
+            ),
             "stated_at": plain(hit.fact.stated_at),
             "source_quote": hit.fact.source_quote,
             "confidence": hit.fact.confidence,

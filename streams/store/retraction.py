@@ -75,38 +75,86 @@ WHERE dataset = $1 AND project_id = $2 AND invalid_at IS NULL
   AND NOT EXISTS (SELECT 1 FROM up u WHERE u.start = facts.id AND {_said_elsewhere("u.id")})
 RETURNING id
 """
+
+
+def _closed_by_this_episode(row: str) -> str:
+    """Whether ``row`` carries an end this episode's closure gave ($5: the episode)."""
+    return (
+        f"({row}.episode_id = $5 AND {row}.end_reason = 'closed' AND {row}.end_quote IS NOT NULL)"
+    )
+
+
+def _end_withdrawn(row: str) -> str:
+    """Whether ``row``'s end no longer stands: the row is taken back, its end is one this
+    episode's closure gave, or the row that gave its end is either."""
+    return f"""({row}.invalid_reason = 'retracted' OR {_closed_by_this_episode(row)}
+        OR EXISTS (SELECT 1 FROM facts g WHERE g.id = {row}.ended_by
+            AND (g.invalid_reason = 'retracted' OR {_closed_by_this_episode("g")})))"""
+
+
+def _before(rows: str) -> str:
+    """CTEs ``before(start, id)``: for each row of ``rows`` (a query of ids), the row whose
+    end it had before what is taken back, the nearest up its chain whose end still
+    stands. A row the chain skips carried an end taken back earlier (say "sold it a week
+    ago", then "no, ten days ago", the second deleted: the week stands again) or given by
+    this episode."""
+    return f"""
+chain(start, id, depth) AS (
+    SELECT f.id, f.copy_of, 1 FROM facts f
+    WHERE f.id IN ({rows}) AND f.dataset = $1 AND f.project_id = $2 AND f.copy_of IS NOT NULL
+    UNION ALL
+    SELECT c.start, f.copy_of, c.depth + 1 FROM chain c JOIN facts f ON f.id = c.id
+    WHERE f.dataset = $1 AND f.project_id = $2 AND f.copy_of IS NOT NULL
+      AND {_end_withdrawn("f")}
+),
+before AS (
+    SELECT DISTINCT ON (c.start) c.start, c.id FROM chain c JOIN facts f ON f.id = c.id
+    WHERE NOT {_end_withdrawn("f")} ORDER BY c.start, c.depth
+)"""
+
+
+_BEFORE_ID = "coalesce((SELECT w.id FROM before w WHERE w.start = {0}.id), {0}.copy_of)"
 _UNCLOSE = f"""
-WITH back AS (
+WITH RECURSIVE {_before("SELECT unnest($4::bigint[])")},
+back AS (
     UPDATE facts SET invalid_at = $3, invalid_reason = 'retracted'
     WHERE dataset = $1 AND project_id = $2 AND id = ANY($4::bigint[]) AND episode_id = $5
       AND end_reason = 'closed' AND end_quote IS NOT NULL AND invalid_at IS NULL
       AND NOT {_said_elsewhere("facts.id")}
-    RETURNING *, {NOT_MOVED}
+    RETURNING *, {_BEFORE_ID.format("facts")} AS before_id, {NOT_MOVED}
 )
 {COPY_BACK}"""
 # $1 dataset, $2 project, $3 the transaction's clock, $4 the rows taken back, $5 the
 # episode, $6 those of them whose statement was withdrawn (not only their end). What a
 # taken-back row had ended (``ended_by``) is retired ('reopened') and copied again with
-# the end its original had; for a withdrawn statement, what any row up its chain had
-# ended too (a withdrawn end leaves the fact, and what the fact replaced stays replaced).
+# the end it had before; so is what any row up a withdrawn statement's chain had ended,
+# and what the earlier copies of a withdrawn end (the same end, given by this episode)
+# had ended. A withdrawn end leaves the fact, and what the fact replaced stays replaced.
 # When the withdrawn fact had itself been superseded, the end moves to that
 # supersession's if earlier (what replaced the withdrawn fact replaces what it had
 # replaced).
-_REOPEN = f"""
-WITH RECURSIVE gone(id, taken) AS (
-    SELECT id, id FROM facts WHERE dataset = $1 AND project_id = $2
+_GONE = f"""
+gone(id, taken, counts) AS (
+    SELECT id, id, true FROM facts WHERE dataset = $1 AND project_id = $2
       AND id = ANY($4::bigint[]) AND invalid_reason = 'retracted'
     UNION ALL
-    SELECT f.copy_of, g.taken FROM gone g JOIN facts f ON f.id = g.id
-    WHERE f.dataset = $1 AND f.project_id = $2 AND f.copy_of IS NOT NULL
-      AND g.taken = ANY($6::bigint[])
-),
+    SELECT p.id, g.taken, g.taken = ANY($6::bigint[]) OR {_closed_by_this_episode("p")}
+    FROM gone g JOIN facts f ON f.id = g.id JOIN facts p ON p.id = f.copy_of
+    WHERE f.dataset = $1 AND f.project_id = $2
+      AND (g.taken = ANY($6::bigint[]) OR p.copy_of IS NOT NULL)
+)"""
+_ENDED_BY_GONE = """SELECT f.id FROM facts f JOIN gone g ON f.ended_by = g.id AND g.counts
+    WHERE f.dataset = $1 AND f.project_id = $2 AND f.invalid_at IS NULL
+      AND f.copy_of IS NOT NULL"""
+_REOPEN = f"""
+WITH RECURSIVE {_GONE}, {_before(_ENDED_BY_GONE)},
 back AS (
     UPDATE facts f SET invalid_at = $3, invalid_reason = 'reopened'
     FROM gone g JOIN facts w ON w.id = g.taken
-    WHERE f.ended_by = g.id AND f.dataset = $1 AND f.project_id = $2
+    WHERE f.ended_by = g.id AND g.counts AND f.dataset = $1 AND f.project_id = $2
       AND f.invalid_at IS NULL AND f.copy_of IS NOT NULL
-    RETURNING f.*, CASE WHEN w.end_reason = 'superseded' THEN w.valid_until END AS moved_until,
+    RETURNING f.*, {_BEFORE_ID.format("f")} AS before_id,
+        CASE WHEN w.end_reason = 'superseded' THEN w.valid_until END AS moved_until,
         w.ended_by AS moved_by
 )
 {COPY_BACK}"""

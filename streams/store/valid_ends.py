@@ -78,18 +78,24 @@ UPDATE facts SET invalidated_by = c.copy FROM c WHERE facts.id = c.original
 """
 
 
-# Each retired row of ``back`` is copied again with the end its original had (the copy
-# it continues), or at ``moved_until`` by ``moved_by`` when ``back`` gives one that ends it
-# sooner (and after it starts); an open-ended copy gives way to an open-ended row of its
-# triple. A ``back`` that moves no end returns NOT_MOVED with its rows.
+# Each retired row of ``back`` is copied again with the end it had before: that of the
+# row ``before_id`` names (the row it continues, unless a retraction skips ends that are
+# withdrawn), with that row's words for it (``end_quote``) and its episode, the one that
+# gave the end, so that episode can still take the end back. Or it is copied at
+# ``moved_until`` by ``moved_by``, when ``back`` gives an end that comes sooner (and
+# after the row starts). A copy with no end, or a moved one, is written by this episode
+# ($5). An open-ended copy gives way to an open-ended row of its triple. A ``back`` that
+# moves no end returns NOT_MOVED with its rows.
 NOT_MOVED = "NULL::timestamptz AS moved_until, NULL::bigint AS moved_by"
 COPY_BACK = f"""
-INSERT INTO facts ({COLUMNS})
+INSERT INTO facts ({COLUMNS}, end_quote)
 SELECT b.dataset, b.project_id, b.subject, b.predicate, b.object, b.kind,
-    b.subject_entity_id, b.object_entity_id, b.confidence, b.source_quote, $5,
+    b.subject_entity_id, b.object_entity_id, b.confidence, b.source_quote,
+    CASE WHEN NOT m.moved AND o.valid_until IS NOT NULL THEN o.episode_id ELSE $5 END,
     CASE WHEN e.until IS NULL OR e.until > $3 THEN coalesce(b.embedding, o.embedding) END,
-    b.valid_from, e.until, $3, b.stated_at, b.id, e.by, e.reason, b.untrusted_reason, {PENDING}
-FROM back b JOIN facts o ON o.id = b.copy_of
+    b.valid_from, e.until, $3, b.stated_at, b.id, e.by, e.reason, b.untrusted_reason, {PENDING},
+    CASE WHEN m.moved THEN NULL ELSE o.end_quote END
+FROM back b JOIN facts o ON o.id = b.before_id
 CROSS JOIN LATERAL (SELECT coalesce(b.moved_until < o.valid_until, b.moved_until IS NOT NULL)
     AND (b.valid_from IS NULL OR b.moved_until > b.valid_from) AS moved) m
 CROSS JOIN LATERAL (
@@ -110,7 +116,7 @@ back AS (
     UPDATE facts f SET invalid_at = $3, invalid_reason = 'reopened'
     FROM gone WHERE f.ended_by = gone.id AND f.{_TENANT.replace(" AND ", " AND f.")}
       AND f.invalid_at IS NULL AND f.copy_of IS NOT NULL
-    RETURNING f.*, {NOT_MOVED}
+    RETURNING f.*, f.copy_of AS before_id, {NOT_MOVED}
 )
 {COPY_BACK}"""
 

@@ -48,6 +48,12 @@ CIVIC = graph(
 SOLD_CIVIC = graph(
     {"honda civic": "VEHICLE"}, claim("user", "drives", "honda civic", until=date_in(-3))
 )
+SOLD_CIVIC_WEEK = graph(
+    {"honda civic": "VEHICLE"}, claim("user", "drives", "honda civic", until=date_in(-7))
+)
+SOLD_CIVIC_EARLIER = graph(
+    {"honda civic": "VEHICLE"}, claim("user", "drives", "honda civic", until=date_in(-10))
+)
 GOLF = graph({"vw golf": "VEHICLE"}, claim("user", "drives", "vw golf"))
 
 EMPTIED = ""  # a version whose window holds no message at all
@@ -147,6 +153,16 @@ CASES: dict[str, list[Step]] = {
         ("ep-1", ago(20), telling(CIVIC), CIVIC),
         ("ep-2", ago(2), "I sold my honda civic three days ago", SOLD_CIVIC),
         ("ep-2", ago(1), "Nothing new, sorry, wrong chat.", NOTHING),
+    ],
+    # "I sold my Civic a week ago" (ep-1), then "no, ten days ago" (ep-2), then both
+    # deleted, the later first: the week-old end comes back with ep-1's words, and then
+    # goes with them.
+    "moved-end-then-both-deleted": [
+        ("ep-0", ago(30), telling(CIVIC), CIVIC),
+        ("ep-1", ago(5), "I sold my honda civic a week ago", SOLD_CIVIC_WEEK),
+        ("ep-2", ago(3), "no, I sold my honda civic ten days ago", SOLD_CIVIC_EARLIER),
+        ("ep-2", ago(2), "Nothing new, sorry, wrong chat.", NOTHING),
+        ("ep-1", ago(1), "Nothing new, sorry, wrong chat.", NOTHING),
     ],
     # A statement turned into a maybe: no longer the user's statement.
     "statement-hedged": [
@@ -300,6 +316,22 @@ async def test_a_deleted_end_leaves_what_the_fact_had_replaced_replaced(run: Run
     assert [(r.end, r.end_by, r.valid_until) for r in golf] == [
         ("superseded", "user drives honda civic", ago(20))
     ]
+
+
+async def test_ends_taken_back_one_after_the_other_leave_the_fact_open(run: Run) -> None:
+    name = "moved-end-then-both-deleted"
+    assert await run.true_at(name, ago(8), before_the_version=True) == [
+        "honda civic has mileage of 80000 km", "user drives honda civic",
+    ]  # fmt: skip
+    assert await run.true_at(name, ago(6), before_the_version=True) == []
+    assert await run.true_now(name) == [
+        "honda civic has mileage of 80000 km", "user drives honda civic",
+    ]  # fmt: skip
+    live = [
+        (r.predicate, r.valid_until, r.episode) for r in await run.rows(name) if r.state == "live"
+    ]
+    # believed again by ep-1's newer version, whose take-back wrote them
+    assert sorted(live) == [("drives", None, "ep-1"), ("has mileage of", None, "ep-1")]
 
 
 async def test_a_version_with_no_message_left_takes_back_all_the_earlier_one_said(
