@@ -24,6 +24,9 @@ from streams.events import Closure, Dropped, DropStage, Fact
 
 UNTRUSTED_CLOSURE = "untrusted_closure"
 ENDED_LATER = "ended_later"
+# How the detail of a closure dropped as ENDED_LATER begins, with the row's id after it:
+# the end it restates (streams/store/retraction.py keeps that end for it).
+ENDS_FACT = "ends fact #"
 
 
 def drop(fact: Fact, reason: str, detail: str) -> Dropped:
@@ -64,7 +67,7 @@ def closure_of(
         end = instant(row.valid_until)
         assert end is not None
         detail = (
-            f"ends fact #{row.id} {quoted(row.sentence())}, whose end ({end.isoformat()}) was"
+            f"{ENDS_FACT}{row.id} {quoted(row.sentence())}, whose end ({end.isoformat()}) was"
             " said later: the later statement stands"
         )
         return before_a_later_end(fact, row, stated_at) or drop(fact, ENDED_LATER, detail)

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from streams.domain.closures import ENDED_LATER, ENDS_FACT
 from streams.domain.dedup import EXACT, MATCHES_LIVE, NEAR, SIMILAR_TO_LIVE
 from streams.store.locks import writer_lock
 from streams.store.valid_ends import COPY_BACK, NOT_MOVED
@@ -33,16 +34,25 @@ _LOCK = (
 )
 
 
-def _said_elsewhere(row_id: str) -> str:
+def _said_elsewhere(row_id: str, *, end: bool = False) -> str:
     """A row another episode stated again while it was believed (its claim dropped by dedup
     as an exact or near duplicate of the row: the drop's detail begins with the row's id)
-    is still the user's statement, a fact or an end alike: it stays."""
+    is still the user's statement, a fact or an end alike: it stays. An ``end`` also stays
+    when another episode said the fact ended, in a closure dropped because this end was
+    said later ("sold it last week", arriving after "sold it 3 days ago"): the fact stays
+    ended, if at the later statement's date."""
+
+    def names_it(prefix: str) -> str:
+        return f"starts_with(d.detail, '{prefix}' || {row_id} || ' ')"
+
+    restated = f"d.reason IN ('{EXACT}', '{NEAR}')"
+    restated += f" AND ({names_it(MATCHES_LIVE)} OR {names_it(SIMILAR_TO_LIVE)})"
+    if end:
+        restated = f"({restated}) OR (d.reason = '{ENDED_LATER}' AND {names_it(ENDS_FACT)})"
     return f"""EXISTS (
       SELECT 1 FROM fact_drops d
-      WHERE d.dataset = $1 AND d.project_id = $2 AND d.episode_id <> $5
-        AND d.stage = 'dedup' AND d.reason IN ('{EXACT}', '{NEAR}')
-        AND (starts_with(d.detail, '{MATCHES_LIVE}' || {row_id} || ' ')
-             OR starts_with(d.detail, '{SIMILAR_TO_LIVE}' || {row_id} || ' ')))"""
+      WHERE d.dataset = $1 AND d.project_id = $2 AND d.episode_id <> $5 AND d.stage = 'dedup'
+        AND ({restated}))"""
 
 
 # $1 dataset, $2 project, $3 the transaction's clock, $4 ids, $5 the episode. Only what is
@@ -120,7 +130,7 @@ back AS (
     UPDATE facts SET invalid_at = $3, invalid_reason = 'retracted'
     WHERE dataset = $1 AND project_id = $2 AND id = ANY($4::bigint[]) AND episode_id = $5
       AND end_reason = 'closed' AND end_quote IS NOT NULL AND invalid_at IS NULL
-      AND NOT {_said_elsewhere("facts.id")}
+      AND NOT {_said_elsewhere("facts.id", end=True)}
     RETURNING *, {_BEFORE_ID.format("facts")} AS before_id, {NOT_MOVED}
 )
 {COPY_BACK}"""

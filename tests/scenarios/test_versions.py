@@ -164,6 +164,14 @@ CASES: dict[str, list[Step]] = {
         ("ep-2", ago(2), "Nothing new, sorry, wrong chat.", NOTHING),
         ("ep-1", ago(1), "Nothing new, sorry, wrong chat.", NOTHING),
     ],
+    # "Sold it a week ago", said first, arrives after "sold it 3 days ago" and is dropped
+    # (the later statement stands); then the later one is deleted: the Civic stays sold.
+    "end-said-earlier-arrives-late-then-later-deleted": [
+        ("ep-0", ago(30), telling(CIVIC), CIVIC),
+        ("ep-2", ago(2), "I sold my honda civic three days ago", SOLD_CIVIC),
+        ("ep-1", ago(3), "I sold my honda civic a week ago", SOLD_CIVIC_WEEK),
+        ("ep-2", ago(1), "Nothing new, sorry, wrong chat.", NOTHING),
+    ],
     # A statement turned into a maybe: no longer the user's statement.
     "statement-hedged": [
         ("ep-1", ago(5), telling(PARIS), PARIS),
@@ -332,6 +340,23 @@ async def test_ends_taken_back_one_after_the_other_leave_the_fact_open(run: Run)
     ]
     # believed again by ep-1's newer version, whose take-back wrote them
     assert sorted(live) == [("drives", None, "ep-1"), ("has mileage of", None, "ep-1")]
+
+
+async def test_an_end_another_chat_gave_before_it_keeps_the_fact_ended(run: Run) -> None:
+    name = "end-said-earlier-arrives-late-then-later-deleted"
+    drops = await run.pipeline.pool.fetch(
+        "SELECT episode_id, reason FROM fact_drops WHERE dataset = $1 AND project_id = $2"
+        " AND stage = 'dedup'",
+        *run.tenants[name],
+    )
+    assert [(d["episode_id"], d["reason"]) for d in drops] == [("ep-1", "ended_later")]
+    assert await run.true_now(name) == []
+    rows = await run.rows(name)
+    ended = [(r.predicate, r.valid_until) for r in rows if r.state == "expired"]
+    assert sorted((p, u and u.date().isoformat()) for p, u in ended) == [
+        ("drives", date_in(-3)), ("has mileage of", date_in(-3)),
+    ]  # fmt: skip
+    assert not [r for r in rows if r.state == "retracted"]
 
 
 async def test_a_version_with_no_message_left_takes_back_all_the_earlier_one_said(
