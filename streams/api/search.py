@@ -145,13 +145,24 @@ def _filters(query: SearchQuery, dataset: str, project_id: str) -> tuple[str, li
 
 
 # A copy whose valid time ended before it was written keeps no vector of its own (the
-# writer leaves it out of dedup's and the judge's searches); its original has the same
-# triple, hence the same vector. Searches of the past read it from there, in a second
-# search over those copies alone: they are few, and the first search keeps the tenant's
-# vector index.
+# writer leaves it out of dedup's and the judge's searches); the rows up its chain have
+# the same triple, hence the same vector. Searches of the past read it from the nearest
+# that keeps one (the row it continues, or further up when that is such a copy too: an
+# end moved again), in a second search over those copies alone: they are few, and the
+# first search keeps the tenant's vector index. The walk up the chain runs only for a
+# copy whose row ``o`` keeps no vector either.
+_CHAIN_VECTOR = (
+    "(WITH RECURSIVE up(copy_of, embedding, depth) AS ("
+    " SELECT o.copy_of, NULL::vector, 0"
+    " UNION ALL SELECT x.copy_of, x.embedding, up.depth + 1 FROM up JOIN facts x"
+    " ON x.id = up.copy_of AND x.dataset = f.dataset AND x.project_id = f.project_id"
+    " WHERE up.embedding IS NULL)"
+    " SELECT embedding FROM up WHERE embedding IS NOT NULL ORDER BY depth LIMIT 1)"
+)
 _ENDED_COPIES = (
     "(SELECT f.id, f.dataset, f.project_id, f.invalid_at, f.confidence, f.untrusted_reason,"
-    " f.valid_from, f.valid_until, f.stated_at, o.embedding"
+    f" f.valid_from, f.valid_until, f.stated_at, coalesce(o.embedding, {_CHAIN_VECTOR})"
+    " AS embedding"
     " FROM facts f JOIN facts o ON o.id = f.copy_of AND o.dataset = f.dataset"
     " AND o.project_id = f.project_id"
     " WHERE f.dataset = $2 AND f.project_id = $3 AND f.embedding IS NULL"

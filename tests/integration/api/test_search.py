@@ -201,3 +201,31 @@ async def test_the_vector_half_leaves_out_what_is_not_similar_enough(
     assert all(h.vector_rank is None for h in result.hits)  # anthropic sits at 0.97
     assert names(result, corpus)[0] == "anthropic"  # its quote still says "work"
     assert result.hits[0].text_rank == 1
+
+
+async def test_an_end_moved_twice_is_still_found_by_meaning_in_the_past(pool: Any) -> None:
+    """ "Sold the Civic 20 days ago", then "no, 25 days ago": the row believed now is a copy
+    of a copy, and neither carries a vector (both ended before they were written)."""
+    tenant, car = new_tenant(), hashed_vector("the user's car", DIM)
+    said = NOW - timedelta(days=90)
+    async with pool.acquire() as conn:
+        original = await insert(conn, tenant, "user", "drives", "honda civic",
+                                stated_at=said, embedding=car)  # fmt: skip
+        first = await insert(
+            conn, tenant, "user", "drives", "honda civic", stated_at=said, embedding=None,
+            valid_until=NOW - timedelta(days=20), copy_of=original, end_reason="closed",
+        )  # fmt: skip
+        moved = await insert(
+            conn, tenant, "user", "drives", "honda civic", stated_at=said, embedding=None,
+            valid_until=NOW - timedelta(days=25), copy_of=first, end_reason="closed",
+        )  # fmt: skip
+        await conn.execute(
+            "UPDATE facts SET invalid_at = now(), invalid_reason = 'closed' WHERE id = ANY($1)",
+            [original, first],
+        )
+    question = "which car did the user drive"
+    query = SearchQuery(text=question, valid_at=NOW - timedelta(days=30))
+    result = await search(pool, ScriptedEmbedder(DIM, {question: car}), *tenant, query)
+    assert [h.fact.id for h in result.hits] == [moved]
+    assert result.hits[0].vector_rank == 1
+    assert result.hits[0].similarity == pytest.approx(1.0, abs=1e-4)
