@@ -33,6 +33,7 @@ from streams.api.arguments import check_tenant
 from streams.model.ports import CallScope, Embedder, EmbedInput
 from streams.settings import Settings
 from streams.store import facts_query
+from streams.store.chain_vector import vector_up_chain
 from streams.store.facts_query import FactRow
 from streams.store.vector_search import DEFAULT_TUNING, ScanTuning, configure_search, nearest
 
@@ -146,22 +147,14 @@ def _filters(query: SearchQuery, dataset: str, project_id: str) -> tuple[str, li
 
 # A copy whose valid time ended before it was written keeps no vector of its own (the
 # writer leaves it out of dedup's and the judge's searches); the rows up its chain have
-# the same triple, hence the same vector. Searches of the past read it from the nearest
-# that keeps one (the row it continues, or further up when that is such a copy too: an
-# end moved again), in a second search over those copies alone: they are few, and the
-# first search keeps the tenant's vector index. The walk up the chain runs only for a
-# copy whose row ``o`` keeps no vector either.
-_CHAIN_VECTOR = (
-    "(WITH RECURSIVE up(copy_of, embedding, depth) AS ("
-    " SELECT o.copy_of, NULL::vector, 0"
-    " UNION ALL SELECT x.copy_of, x.embedding, up.depth + 1 FROM up JOIN facts x"
-    " ON x.id = up.copy_of AND x.dataset = f.dataset AND x.project_id = f.project_id"
-    " WHERE up.embedding IS NULL)"
-    " SELECT embedding FROM up WHERE embedding IS NOT NULL ORDER BY depth LIMIT 1)"
-)
+# the same triple, hence the same vector. Searches of the past read it from the row it
+# continues (or further up, when that is such a copy too: an end moved again), in a
+# second search over those copies alone: they are few, and the first search keeps the
+# tenant's vector index.
 _ENDED_COPIES = (
     "(SELECT f.id, f.dataset, f.project_id, f.invalid_at, f.confidence, f.untrusted_reason,"
-    f" f.valid_from, f.valid_until, f.stated_at, coalesce(o.embedding, {_CHAIN_VECTOR})"
+    " f.valid_from, f.valid_until, f.stated_at,"
+    f" coalesce(o.embedding, {vector_up_chain('o.copy_of', 'f.dataset', 'f.project_id')})"
     " AS embedding"
     " FROM facts f JOIN facts o ON o.id = f.copy_of AND o.dataset = f.dataset"
     " AND o.project_id = f.project_id"

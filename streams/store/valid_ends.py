@@ -22,6 +22,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from streams.events import USER_ENTITY, FactKind
+from streams.store.chain_vector import vector_up_chain
 from streams.store.tenant_indexes import has_graph_sql
 
 EndReason = Literal["superseded", "closed", "cascade"]
@@ -35,6 +36,8 @@ COLUMNS = (
 )
 # graph_pending of a fact row written now: streams/store/graph_tail.py
 PENDING = has_graph_sql("facts", "$1", "$2")
+# The vector of an ended row that keeps none (an end moved from the past into the future)
+_UP_CHAIN_OF_ENDED = vector_up_chain("ended.copy_of", "$1", "$2")
 # $1 dataset, $2 project, $3 the transaction's clock, $4 ids, $5 end dates, $6 the rows
 # that ended them, $7 the reason, $8 the writing episode, $9 keep an earlier end. A row
 # whose end comes at or before its own valid_from (a plan superseded, closed or cascaded
@@ -61,8 +64,8 @@ ended AS (
 INSERT INTO facts ({COLUMNS})
 SELECT dataset, project_id, subject, predicate, object, kind, subject_entity_id,
     object_entity_id, confidence, source_quote, $8,
-    CASE WHEN new_until > $3 THEN embedding END, valid_from, new_until, $3, stated_at, id,
-    new_by, $7, untrusted_reason, {PENDING}
+    CASE WHEN new_until > $3 THEN coalesce(embedding, {_UP_CHAIN_OF_ENDED}) END, valid_from,
+    new_until, $3, stated_at, id, new_by, $7, untrusted_reason, {PENDING}
 FROM ended WHERE valid_from IS NULL OR new_until > valid_from ORDER BY id
 RETURNING id, copy_of, subject, object, kind, object_entity_id, valid_until
 """
@@ -92,7 +95,8 @@ INSERT INTO facts ({COLUMNS}, end_quote)
 SELECT b.dataset, b.project_id, b.subject, b.predicate, b.object, b.kind,
     b.subject_entity_id, b.object_entity_id, b.confidence, b.source_quote,
     CASE WHEN NOT m.moved AND o.valid_until IS NOT NULL THEN o.episode_id ELSE $5 END,
-    CASE WHEN e.until IS NULL OR e.until > $3 THEN coalesce(b.embedding, o.embedding) END,
+    CASE WHEN e.until IS NULL OR e.until > $3
+        THEN coalesce(b.embedding, o.embedding, {vector_up_chain("o.copy_of", "$1", "$2")}) END,
     b.valid_from, e.until, $3, b.stated_at, b.id, e.by, e.reason, b.untrusted_reason, {PENDING},
     CASE WHEN m.moved THEN NULL ELSE o.end_quote END
 FROM back b JOIN facts o ON o.id = b.before_id
@@ -252,7 +256,8 @@ back AS (
 INSERT INTO facts ({COLUMNS})
 SELECT b.dataset, b.project_id, b.subject, b.predicate, b.object, b.kind,
     b.subject_entity_id, b.object_entity_id, b.confidence, b.source_quote, $7,
-    CASE WHEN b.new_until > $3 THEN coalesce(b.embedding, o.embedding) END,
+    CASE WHEN b.new_until > $3
+        THEN coalesce(b.embedding, o.embedding, {vector_up_chain("o.copy_of", "$1", "$2")}) END,
     b.valid_from, b.new_until, $3, b.stated_at, b.id, b.new_by, 'cascade',
     b.untrusted_reason, {PENDING}
 FROM back b LEFT JOIN facts o ON o.id = b.copy_of

@@ -15,9 +15,11 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from streams.api.search import SearchQuery, search
 from streams.domain.graph import RawGraph
 from streams.events import EpisodeCompleted
 from streams.model.fakes.book import ScriptBook, TenantScript, always, claim, graph
+from streams.model.fakes.scripted import ScriptedEmbedder
 from streams.model.ports import EmbedInput
 from streams.store import facts_query
 from streams.store.facts_query import facts_at
@@ -95,6 +97,15 @@ CASES: dict[str, Case] = {
         ("ep-1", ago(10), CIVIC),
         ("ep-2", ago(5), graph({"honda civic": "VEHICLE"},
                                claim("user", "drives", "honda civic", until=SELL_CIVIC))),
+    ]),
+    # "I sold my Civic two weeks ago", then "no, I'm selling it next week": the end moves
+    # from the past into the future, and the fact is current again.
+    "end-moved-into-the-future": Case([
+        ("ep-1", ago(10), CIVIC),
+        ("ep-2", ago(2), graph({"honda civic": "VEHICLE"},
+                               claim("user", "drives", "honda civic", until=date_in(-14)))),
+        ("ep-3", ago(1), graph({"honda civic": "VEHICLE"},
+                               claim("user", "drives", "honda civic", until=date_in(7)))),
     ]),
     # The same sale, then, before its date, "my Civic just passed 85000 km": a fact about
     # the car that lasts as long as the car is the user's.
@@ -341,6 +352,25 @@ async def test_a_future_closure_ends_the_fact_and_its_anchored_facts_at_its_date
     assert await run.true_at("future-closure", NOW) == both  # not before its date
     assert await run.true_at("future-closure", until - timedelta(hours=1)) == both
     assert await run.true_at("future-closure", until + timedelta(hours=1)) == []
+
+
+async def test_an_end_moved_into_the_future_leaves_the_fact_found_by_meaning(run: Run) -> None:
+    name, until = "end-moved-into-the-future", midnight(date_in(7))
+    assert await run.true_at(name, NOW) == [
+        "honda civic has mileage of 80000 km", "user drives honda civic",
+    ]  # fmt: skip
+    assert await run.true_at(name, until + timedelta(hours=1)) == []
+    pool, tenant = run.pipeline.pool, run.tenants[name]
+    said: list[float] = await pool.fetchval(
+        "SELECT embedding::real[] FROM facts WHERE dataset = $1 AND project_id = $2"
+        " AND predicate = 'drives' AND copy_of IS NULL",
+        *tenant,
+    )
+    question = "which car does the user drive"
+    embedder = ScriptedEmbedder(len(said), {question: [float(x) for x in said]})
+    result = await search(pool, embedder, *tenant, SearchQuery(text=question))
+    (best, *_) = result.hits
+    assert (best.fact.predicate, best.fact.valid_until, best.vector_rank) == ("drives", until, 1)
 
 
 async def test_a_fact_about_a_thing_the_user_is_parting_with_ends_when_they_part(
