@@ -195,10 +195,21 @@ class Run:
 
         await asyncio.gather(*(at(a) for a in actions))
 
+    async def _running(self, stage: str, wait_s: float = 30.0) -> list[str]:
+        """The stage's running processes; a kill that finds them all down (an earlier kill
+        of the same stage a moment before) waits for one to come back, so that the drill
+        injects as many kills as its profile says."""
+        deadline = time.monotonic() + wait_s
+        while not (live := self.sup.alive(stage) if self.sup else []):
+            if time.monotonic() >= deadline:
+                break
+            await asyncio.sleep(0.2)
+        return live
+
     async def _apply(self, a: Action) -> None:
         assert self.sup is not None
         if a.kind in ("kill", "kill-sweeper"):
-            live = self.sup.alive(a.stage)
+            live = await self._running(a.stage)
             if not live:
                 self._note("kill skipped", stage=a.stage, why="none running")
                 return
