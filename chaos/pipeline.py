@@ -199,11 +199,12 @@ class Run:
         """The stage's running processes; a kill that finds them all down (an earlier kill
         of the same stage a moment before) waits for one to come back, so that the drill
         injects as many kills as its profile says."""
+        assert self.sup is not None
         deadline = time.monotonic() + wait_s
-        while not (live := self.sup.alive(stage) if self.sup else []):
-            if time.monotonic() >= deadline:
-                break
+        live = self.sup.alive(stage)
+        while not live and time.monotonic() < deadline:
             await asyncio.sleep(0.2)
+            live = self.sup.alive(stage)
         return live
 
     async def _apply(self, a: Action) -> None:
