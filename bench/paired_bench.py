@@ -10,9 +10,9 @@ and Postgres server) take the same load in the same seconds: every round publish
 ``--rate`` episodes a second to each, on fresh tenants, then one round at saturation.
 Each round prints both fleets' worker CPU per episode, their Postgres sessions' CPU per
 episode, and B against A. The broker is shared, so its CPU is not split between them.
-Twelve workers need about 130 Postgres connections: the server's ``max_connections``
-must allow it (the dev server's 100 does not: ``ALTER SYSTEM SET max_connections = 250``
-and restart it).
+Twelve workers, the bench's pools and its probes need about 150 Postgres connections:
+the server's ``max_connections`` must allow it (the dev server's 100 does not: ``ALTER
+SYSTEM SET max_connections = 250`` and restart it); the run checks before it starts.
 """
 
 from __future__ import annotations
@@ -39,6 +39,10 @@ SIDES = ("A", "B")
 
 
 def settings_pairs(values: list[str]) -> dict[str, str]:
+    """``FACTSTREAM_X=V`` arguments as a mapping; anything else stops the run, named."""
+    unset = [v for v in values if "=" not in v]
+    if unset:
+        raise SystemExit(f"not NAME=VALUE: {', '.join(unset)}")
     pairs = dict(v.split("=", 1) for v in values)
     wrong = [k for k in pairs if not k.startswith("FACTSTREAM_")]
     if wrong:

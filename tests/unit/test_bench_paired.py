@@ -17,6 +17,8 @@ def test_each_fleet_gets_factstream_settings_and_nothing_else() -> None:
     }
     with pytest.raises(SystemExit, match="not a factstream setting: PATH"):
         settings_pairs(["PATH=/tmp", "FACTSTREAM_X=1"])
+    with pytest.raises(SystemExit, match="not NAME=VALUE: FACTSTREAM_X"):
+        settings_pairs(["FACTSTREAM_X"])
 
 
 def run(workers_ms: float, postgres_ms: float) -> dict[str, Any]:
