@@ -48,7 +48,7 @@ from streams.domain.stated_ends import (
     wholly_before,
 )
 from streams.domain.time import is_current
-from streams.domain.vectors import cosine
+from streams.domain.vectors import Normed, similarity
 from streams.events import Closure, DedupedCandidate, Dropped, Fact
 
 EXACT = "exact_duplicate"
@@ -166,6 +166,7 @@ def near_pass(
     ``vector`` is its index there), staged for the writer rather than sent along.
     """
     out = NearResult()
+    kept_normed: list[Normed] = []  # out.vectors with their norms, each computed once
     for fact, vec, neighbours in zip(survivors, vectors, live_neighbours, strict=True):
         live_hit = next(
             (
@@ -182,8 +183,9 @@ def near_pass(
             )
             out.dropped.append(drop(fact, NEAR, detail))
             continue
+        normed = Normed(vec)
         scored = [
-            (cosine(vec, out.vectors[j]), j)
+            (similarity(normed, kept_normed[j]), j)
             for j, kept in enumerate(out.candidates)
             if near_duplicate_allowed(fact, kept.fact)
         ]
@@ -204,4 +206,5 @@ def near_pass(
             )
         )  # fmt: skip
         out.vectors.append(vec)
+        kept_normed.append(normed)
     return out

@@ -24,7 +24,7 @@ from typing import Literal
 from streams.domain.entity_rows import ANY_TYPE, EntityNeighbour, NewEntity
 from streams.domain.entity_rows import EntityRow as EntityRow  # the resolve stage's annotation
 from streams.domain.names import canonical_name
-from streams.domain.vectors import cosine
+from streams.domain.vectors import Normed, similarity
 from streams.events import USER_ENTITY, Entity, EntityType, Fact, FactKind
 
 Key = tuple[str, str]  # (canonical name, type)
@@ -144,7 +144,7 @@ def plan(
     """Walk the entities in order and decide reuse / merge / insert for each."""
     result = Plan()
     done: list[tuple[Incoming, Target]] = []
-    batch_new: list[tuple[Target, list[float]]] = []  # inserted earlier in this batch
+    batch_new: list[tuple[Target, Normed]] = []  # inserted earlier in this batch
     for item in items:
         target = _decide(item, rows, vectors, neighbours, threshold, done, batch_new)
         if item.probe and target.how == "insert":
@@ -153,7 +153,7 @@ def plan(
             vec = vectors.get((item.name, item.type))
             result.inserts.append(NewEntity(target.name, target.type, vec))
             if vec is not None:
-                batch_new.append((target, vec))
+                batch_new.append((target, Normed(vec)))
         done.append((item, target))
         result.targets.append(target)
     return result
@@ -170,7 +170,7 @@ def _decide(
     neighbours: Mapping[Key, EntityNeighbour | None],
     threshold: float,
     done: Sequence[tuple[Incoming, Target]],
-    batch_new: Sequence[tuple[Target, list[float]]],
+    batch_new: Sequence[tuple[Target, Normed]],
 ) -> Target:
     if (row := exact_match(item, rows)) is not None:
         return Target(row.name, row.type, row.id, "exact", 1.0)
@@ -183,10 +183,11 @@ def _decide(
         db = neighbours.get(key)
         if db is not None and db.similarity >= threshold:
             best = Target(db.name, db.type, db.id, "merge", db.similarity)
+        normed = Normed(vec)
         for prev, prev_vec in batch_new:
             if prev.type != item.type and not item.probe:
                 continue
-            sim = cosine(vec, prev_vec)
+            sim = similarity(normed, prev_vec)
             if sim >= threshold and (best is None or sim > (best.similarity or 0.0)):
                 best = Target(prev.name, prev.type, None, "merge", sim)
     if best is not None:
