@@ -150,14 +150,17 @@ def _filters(query: SearchQuery, dataset: str, project_id: str) -> tuple[str, li
 # the same triple, hence the same vector. Searches of the past read it from the row it
 # continues (or further up, when that is such a copy too: an end moved again), in a
 # second search over those copies alone: they are few, and the first search keeps the
-# tenant's vector index.
+# tenant's vector index. Each copy's original is looked up by its key (OFFSET 0 keeps
+# the lookup per copy): as a plain join beside the chain's subquery, the planner hashed
+# the tenant's every row to find them (100k facts: 145 ms a search, not 37).
 _ENDED_COPIES = (
     "(SELECT f.id, f.dataset, f.project_id, f.invalid_at, f.confidence, f.untrusted_reason,"
     " f.valid_from, f.valid_until, f.stated_at,"
     f" coalesce(o.embedding, {vector_up_chain('o.copy_of', 'f.dataset', 'f.project_id')})"
     " AS embedding"
-    " FROM facts f JOIN facts o ON o.id = f.copy_of AND o.dataset = f.dataset"
-    " AND o.project_id = f.project_id"
+    " FROM facts f CROSS JOIN LATERAL (SELECT x.embedding, x.copy_of FROM facts x"
+    " WHERE x.id = f.copy_of AND x.dataset = f.dataset AND x.project_id = f.project_id"
+    " OFFSET 0) o"
     " WHERE f.dataset = $2 AND f.project_id = $3 AND f.embedding IS NULL"
     " AND f.copy_of IS NOT NULL AND f.invalid_at IS NULL)"
 )
