@@ -15,6 +15,7 @@ from typing import Annotated
 import typer
 
 from streams.cli.console import JsonFlag, database_url_of, out, print_json, usage_error
+from streams.cli.params import tenant_id
 from streams.cli.tables import fact_table, show_time
 from streams.ops.isotime import parse_datetime
 from streams.store import facts_query
@@ -51,8 +52,8 @@ async def load(
 
 def facts_command(
     ctx: typer.Context,
-    dataset: Annotated[str, typer.Argument(help="The tenant's dataset.")],
-    project: Annotated[str, typer.Argument(help="The tenant's project id.")],
+    dataset: Annotated[str, typer.Argument(help="The tenant's dataset.", callback=tenant_id)],
+    project: Annotated[str, typer.Argument(help="The tenant's project id.", callback=tenant_id)],
     valid_at: Annotated[
         str | None,
         typer.Option("--valid-at", help="True in the user's world at this time (ISO 8601)."),

@@ -19,6 +19,7 @@ from streams.api.jsonable import search_json
 from streams.api.search import SearchQuery, SearchResult, search
 from streams.cli.console import JsonFlag, err, out, print_json, settings_of, usage_error
 from streams.cli.facts import parse_time
+from streams.cli.params import tenant_id
 from streams.cli.printable import one_line, safe_text
 from streams.model.loader import build_models
 from streams.settings import Settings
@@ -56,8 +57,8 @@ def results_table(title: str, result: SearchResult) -> Table:
 
 def search_command(
     ctx: typer.Context,
-    dataset: Annotated[str, typer.Argument(help="The tenant's dataset.")],
-    project: Annotated[str, typer.Argument(help="The tenant's project id.")],
+    dataset: Annotated[str, typer.Argument(help="The tenant's dataset.", callback=tenant_id)],
+    project: Annotated[str, typer.Argument(help="The tenant's project id.", callback=tenant_id)],
     query: Annotated[str, typer.Argument(help="What to look for, in any language.")],
     valid_at: Annotated[
         str | None, typer.Option("--valid-at", help="True at this time (ISO 8601); default now.")

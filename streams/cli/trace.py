@@ -32,6 +32,7 @@ from streams.cli.console import (
     settings_of,
     usage_error,
 )
+from streams.cli.params import tenant_id
 from streams.cli.printable import safe_text
 from streams.domain.mends import Caps
 from streams.store.db import ready_database
@@ -196,8 +197,12 @@ def render(trace: EpisodeTrace, full: bool) -> Iterator[RenderableType]:
 def trace_command(
     ctx: typer.Context,
     episode: Annotated[str, typer.Argument(help="The episode id.")],
-    dataset: Annotated[str | None, typer.Option(help="Only this tenant's dataset.")] = None,
-    project: Annotated[str | None, typer.Option(help="Only this tenant's project id.")] = None,
+    dataset: Annotated[
+        str | None, typer.Option(help="Only this tenant's dataset.", callback=tenant_id)
+    ] = None,
+    project: Annotated[
+        str | None, typer.Option(help="Only this tenant's project id.", callback=tenant_id)
+    ] = None,
     full: Annotated[bool, typer.Option("--full", help="Do not truncate requests.")] = False,
     as_json: JsonFlag = False,
 ) -> None:

@@ -52,6 +52,12 @@ USAGE_ERRORS = [
     ["facts", "d", "p", "--history", "--as-of", "2026-01-01"],
     ["facts", "d", "p", "--valid-at", "soon"],
     ["trace", "e1", "--dataset", "d"],
+    # names no tenant that can exist: an error, not "0 rows"
+    ["facts", "", "p"],
+    ["facts", "a:b", "p"],
+    ["facts", "d", "x y", "--history"],
+    ["search", "d\u00e9j\u00e0", "p", "hello"],
+    ["trace", "e1", "--dataset", "d:x", "--project", "p"],
     ["publish", "/nonexistent/episodes.jsonl"],
     ["sweep", "--json"],
     ["dev", "down", "--only", "redis"],
@@ -141,3 +147,18 @@ def test_stage_choices_are_listed_in_help(args: list[str]) -> None:
     listed = re.search(r"(summarize ?\| ?[a-z| ]+)", shown)
     assert listed is not None, shown
     assert [s.strip() for s in listed.group(1).split("|")] == list(STAGES)
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [(["facts", "a:b", "p"], "dataset"), (["facts", "d", "-", "--json"], "project"),
+     (["search", "d", "p q", "hello"], "project"),
+     (["trace", "e1", "--dataset", " d", "--project", "p"], "--dataset")],
+)  # fmt: skip
+def test_a_tenant_id_that_cannot_exist_is_named_as_the_error(
+    args: list[str], named: str, nothing_up: dict[str, str]
+) -> None:
+    result = CliRunner().invoke(app, args, env={**nothing_up, "COLUMNS": "200"})
+    assert result.exit_code == 2, result.output
+    assert f"Invalid value for '{named}'" in result.output
+    assert "is not a tenant id" in result.output
