@@ -14,9 +14,14 @@ _BIGINT_MAX = 2**63 - 1
 _EPISODE_ID_CHARS = 200
 
 
+def is_tenant_id(value: Any) -> bool:
+    """Whether ``value`` is a dataset or project id as publishers' events spell it."""
+    return isinstance(value, str) and _TENANT_ID.match(value) is not None
+
+
 def check_tenant(dataset: Any, project_id: Any) -> None:
     for name, value in (("dataset", dataset), ("project_id", project_id)):
-        if not isinstance(value, str) or not _TENANT_ID.match(value):
+        if not is_tenant_id(value):
             raise ValueError(f"{name}: {value!r} is not a tenant id ({TENANT_ID_PATTERN})")
 
 

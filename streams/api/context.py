@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.requests import Request
 
+from streams.api.arguments import is_tenant_id
 from streams.api.params import ApiError, bad
 from streams.api.pipeline_view import LagHistory
 from streams.events import TENANT_ID_PATTERN
@@ -16,8 +16,6 @@ from streams.model.loader import build_models
 from streams.model.ports import Embedder
 from streams.pipeline import STAGES
 from streams.settings import Settings
-
-_TENANT_ID = re.compile(TENANT_ID_PATTERN)
 
 
 @dataclass
@@ -53,7 +51,7 @@ def tenant_of(request: Request) -> tuple[str, str]:
 
 def tenant_of_names(dataset: str, project: str) -> tuple[str, str]:
     for name, value in (("dataset", dataset), ("project", project)):
-        if not _TENANT_ID.match(value):
+        if not is_tenant_id(value):
             raise bad(f"{name}: {value!r} is not a tenant id ({TENANT_ID_PATTERN})")
     return dataset, project
 

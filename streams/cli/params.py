@@ -4,13 +4,12 @@ likewise a tenant's dataset and project id."""
 
 from __future__ import annotations
 
-import re
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
 import typer
 
-from streams.event_fields import TENANT_ID_PATTERN
+from streams.api.arguments import is_tenant_id
 from streams.pipeline import STAGES
 
 if TYPE_CHECKING:
@@ -23,13 +22,10 @@ else:
     StageChoice = StrEnum("StageChoice", [(name, name) for name in STAGES])
 
 
-_TENANT_ID = re.compile(TENANT_ID_PATTERN)
-
-
 def tenant_id(value: str | None) -> str | None:
     """A dataset or project id as events carry them (streams/event_fields.py). Any other
     text names no tenant that can exist: a usage error, not an empty answer."""
-    if value is not None and not _TENANT_ID.match(value):
+    if value is not None and not is_tenant_id(value):
         raise typer.BadParameter(
             f"{value!r} is not a tenant id: 1-128 ASCII letters, digits, '_', '.' or '-',"
             " starting with a letter or digit"
