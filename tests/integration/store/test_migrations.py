@@ -8,9 +8,12 @@ import asyncpg
 import pytest
 from pgvector import Vector
 
+from streams.store import episodes, gate
 from streams.store.db import connect
+from streams.store.episodes import EPISODE_KEY
 from streams.store.migrate import load_migrations, migrate
 from tests.support.db import TEST_EMBEDDING_DIM, create_fresh_database
+from tests.support.episodes import episode, new_tenant
 
 INSERT_FACT = (
     "INSERT INTO facts (dataset, project_id, subject, predicate, object, kind, confidence,"
@@ -137,3 +140,46 @@ async def test_a_fact_row_is_stored_whole_and_uncompressed(database_url: str) ->
     assert toasted == 0
     assert (row["quote_codec"], row["vector_codec"]) == (None, None)
     assert row["source_quote"] == quote
+
+
+async def test_a_ledger_row_keeps_its_summary_vector_once_across_its_versions(
+    database_url: str,
+) -> None:
+    """Migration 025: the ledger's row is rewritten as its episode moves on (queued,
+    claimed, written). The summary's vector, which nothing reads back, is written to the
+    TOAST table once; every later version of the row points at that one copy instead of
+    carrying 3 KB again. A long transcript is stored smaller and still read back whole."""
+    conn = await connect(await create_fresh_database(database_url, dim=768))
+    tenant = new_tenant()
+    texts = [f"Message {i}: I walked the dog along the river, then cooked dinner." * 6
+             for i in range(12)]  # fmt: skip
+    ev = episode(tenant, texts)
+    key = (ev.dataset, ev.project_id, ev.episode_id)
+    vector = [math.sin(i) for i in range(768)]  # incompressible
+    try:
+        toast = await conn.fetchval(
+            "SELECT reltoastrelid::regclass::text FROM pg_class WHERE relname = 'episodes'"
+        )
+        await episodes.upsert_episode(conn, ev)
+        await episodes.save_summary_embedding(conn, *key, vector, summary="A walk, a dinner.")
+        chunk_read = (
+            f"SELECT pg_column_toast_chunk_id(summary_embedding) FROM episodes WHERE {EPISODE_KEY}"
+        )
+        chunk = await conn.fetchval(chunk_read, *key)
+        chunks_after_summary = await conn.fetchval(f"SELECT count(*) FROM {toast}")
+        await episodes.enqueue_episode(conn, ev)
+        claimed = await gate.claim_next(conn, *tenant, "w1", 600.0)
+        await gate.mark_semantic_done(conn, *key)
+        chunks_after_done = await conn.fetchval(f"SELECT count(*) FROM {toast}")
+        stored = await conn.fetchrow(
+            f"SELECT semantic_status, status, summary_embedding FROM episodes WHERE {EPISODE_KEY}",
+            *key,
+        )
+        chunk_after_done = await conn.fetchval(chunk_read, *key)
+    finally:
+        await conn.close()
+    assert chunk is not None and chunk_after_done == chunk
+    assert chunks_after_done == chunks_after_summary
+    assert (stored["status"], stored["semantic_status"]) == ("done", "done")
+    assert stored["summary_embedding"].to_list() == pytest.approx(vector, rel=1e-6)
+    assert claimed is not None and [m.content for m in claimed.messages] == texts
