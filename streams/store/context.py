@@ -231,10 +231,12 @@ async def load_entity_types(
     ``record`` (streams/store/llm_calls.py with_calls) stores model calls in the same
     round trip."""
     query = (
+        # One probe per name, whatever the plan: as `name = ANY($3)` the generic plan a
+        # prepared statement falls back to read all of a big tenant's entities by type.
         # A name stored under two types: the most recently created one wins.
-        "SELECT DISTINCT ON (name) name, type FROM entities"
-        " WHERE dataset = $1 AND project_id = $2 AND name = ANY($3::text[])"
-        " ORDER BY name, id DESC"
+        "SELECT n.name, e.type FROM unnest($3::text[]) AS n(name) CROSS JOIN LATERAL"
+        " (SELECT type FROM entities WHERE dataset = $1 AND project_id = $2"
+        "  AND name = n.name ORDER BY id DESC LIMIT 1) e"
     )
     args: list[Any] = [dataset, project_id, sorted(set(names))]
     if record is not None:

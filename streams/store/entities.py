@@ -144,22 +144,28 @@ async def upsert_entities(
 
 
 _PRUNE_UNREFERENCED = (
-    "DELETE FROM entities e WHERE e.dataset = $1 AND e.project_id = $2"
-    " AND e.name = ANY($3::text[]) AND e.name <> $4"
+    # The entities asked about, one probe per name (as `name = ANY($3)` the planner
+    # guessed a thousand rows and merge-joined a big tenant's whole live-fact index).
+    "WITH asked AS MATERIALIZED (SELECT x.id, x.name FROM unnest($3::text[]) AS n(name)"
+    " CROSS JOIN LATERAL (SELECT id, name FROM entities WHERE dataset = $1"
+    "  AND project_id = $2 AND name = n.name OFFSET 0) x WHERE n.name <> $4),"
     # Most names asked about are named by a live fact (a claim dropped as a duplicate of
     # one): the live-fact indexes answer that by id or by name (a fact written without
     # the entity's id: its subject, or the object of the user's link to it)...
+    " unnamed AS MATERIALIZED (SELECT a.id FROM asked a WHERE"
+    " NOT EXISTS (SELECT 1 FROM facts f WHERE f.dataset = $1 AND f.project_id = $2"
+    "   AND f.invalid_at IS NULL AND f.subject_entity_id = a.id)"
     " AND NOT EXISTS (SELECT 1 FROM facts f WHERE f.dataset = $1 AND f.project_id = $2"
-    "   AND f.invalid_at IS NULL AND f.subject_entity_id = e.id)"
+    "   AND f.invalid_at IS NULL AND f.object_entity_id = a.id)"
     " AND NOT EXISTS (SELECT 1 FROM facts f WHERE f.dataset = $1 AND f.project_id = $2"
-    "   AND f.invalid_at IS NULL AND f.object_entity_id = e.id)"
+    "   AND f.invalid_at IS NULL AND f.subject = a.name)"
     " AND NOT EXISTS (SELECT 1 FROM facts f WHERE f.dataset = $1 AND f.project_id = $2"
-    "   AND f.invalid_at IS NULL AND (f.subject = e.name"
-    "   OR (f.subject = $4 AND f.object = e.name)))"
+    "   AND f.invalid_at IS NULL AND f.subject = $4 AND f.object = a.name))"
     # ...and only the rest read the tenant's history for a row that keeps the id (an
     # entity id is only ever its own tenant's facts', write_steps _OWN_IDS)
-    " AND NOT EXISTS (SELECT 1 FROM facts f WHERE f.dataset = $1 AND f.project_id = $2"
-    "   AND (f.subject_entity_id = e.id OR f.object_entity_id = e.id))"
+    " DELETE FROM entities e USING unnamed u WHERE e.id = u.id AND e.dataset = $1"
+    " AND e.project_id = $2 AND NOT EXISTS (SELECT 1 FROM facts f WHERE f.dataset = $1"
+    "   AND f.project_id = $2 AND (f.subject_entity_id = e.id OR f.object_entity_id = e.id))"
     " RETURNING e.name, e.type"
 )
 

@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from streams.store.context import load_prompt_context
+from streams.events import EntityType
+from streams.store.context import load_entity_types, load_prompt_context
 from streams.store.db import create_pool, round_trips
 from tests.support.db import create_fresh_database
 
@@ -110,3 +111,19 @@ async def test_a_window_that_settles_the_names_is_one_round_trip(pool: Any) -> N
         context = await load_prompt_context(conn, "t", "p", entity_limit=200, fact_limit=3)
     assert len(context.entity_names) == 8 and len(context.recent_facts) == 3
     assert round_trips(pool) - before == 1
+
+
+async def test_the_guards_read_each_names_newest_type_in_its_own_tenant(pool: Any) -> None:
+    """The extraction guards' stored types: a name stored under two types reads as the
+    newer one, a name the tenant never stored is absent, and another tenant's entity of
+    the same name is not seen. Run six times on one connection, so the prepared
+    statement is also run by the generic plan Postgres switches to."""
+    rows = [("t-types", "maple", "PLACE"), ("t-types", "maple", "ORG"),
+            ("t-types", "rex", "ANIMAL"), ("t-other", "quill", "PRODUCT")]  # fmt: skip
+    await pool.executemany(
+        "INSERT INTO entities (dataset, project_id, name, type) VALUES ($1, 'p', $2, $3)", rows
+    )
+    async with pool.acquire() as conn:
+        for _ in range(6):
+            got = await load_entity_types(conn, "t-types", "p", ["maple", "rex", "quill", "nobody"])
+            assert got == {"maple": EntityType.ORG, "rex": EntityType.ANIMAL}
