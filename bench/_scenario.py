@@ -51,7 +51,9 @@ class Plan:
 FULL = Plan(
     a_tenants=1000,
     a_per_tenant=2,
-    paced_rates=(30, 40, 50, 60, 70, 80, 90, 100),
+    # Past 100/s in steps of 20, up to the throughput target: the ladder must reach the
+    # capacity for its top rung below it to say something.
+    paced_rates=(30, 40, 50, 60, 70, 80, 90, 100, 120, 140, 160, 180, 200),
     paced_s=20,
     low_rate=10,
     b_tenants=1000,
