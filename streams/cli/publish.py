@@ -17,6 +17,21 @@ from streams.kafka.client import require_cluster
 from streams.ops.publish import PublishSummary, publish_lines
 
 
+def _open_events(file: str) -> BinaryIO:
+    """Standard input for "-", else the file; a file that cannot be read is a usage
+    error naming why, found before the broker is asked anything."""
+    if file == "-":
+        return sys.stdin.buffer
+    if Path(file).is_dir():
+        raise usage_error(f"{file!r} is a directory, not a JSONL file of events")
+    try:
+        return open(file, "rb")  # the caller closes it
+    except FileNotFoundError:
+        raise usage_error(f"no such file: {file!r}") from None
+    except OSError as exc:
+        raise usage_error(f"cannot read {file!r}: {exc.strerror or exc}") from None
+
+
 def summary_json(topic: str, summary: PublishSummary) -> dict[str, Any]:
     return {
         "topic": topic,
@@ -69,11 +84,9 @@ def publish_command(
     Exit code: 0 all published, 1 some lines skipped, 3 the broker did not take some.
     """
     settings = settings_of(ctx)
-    if file != "-" and not Path(file).is_file():
-        raise usage_error(f"no such file: {file!r}")
-    require_cluster(settings)
-    stream: BinaryIO = sys.stdin.buffer if file == "-" else open(file, "rb")  # noqa: SIM115
+    stream = _open_events(file)
     try:
+        require_cluster(settings)
         summary = publish_lines(settings, stream, topic=topic)
     except TopicNotFoundError as exc:
         raise fail(f"{exc}; create the topics with `factstream topics create`") from exc

@@ -59,6 +59,7 @@ USAGE_ERRORS = [
     ["search", "d\u00e9j\u00e0", "p", "hello"],
     ["trace", "e1", "--dataset", "d:x", "--project", "p"],
     ["publish", "/nonexistent/episodes.jsonl"],
+    ["publish", "/"],
     ["sweep", "--json"],
     ["dev", "down", "--only", "redis"],
     ["demo", "--provider", "claude"],
@@ -81,6 +82,19 @@ def test_usage_errors_exit_2_before_anything_is_contacted(
     result = CliRunner().invoke(app, args, env=nothing_up)
     assert result.exit_code == 2, result.output
     assert "Traceback" not in result.output and "unreachable" not in result.output
+
+
+@pytest.mark.parametrize(
+    ("path", "says"),
+    [("/nonexistent/episodes.jsonl", "no such file: '/nonexistent/episodes.jsonl'"),
+     ("/", "'/' is a directory, not a JSONL file of events")],
+)  # fmt: skip
+def test_publish_says_why_it_cannot_read_its_file(
+    path: str, says: str, nothing_up: dict[str, str]
+) -> None:
+    result = CliRunner().invoke(app, ["publish", path], env=nothing_up)
+    assert result.exit_code == 2, result.output
+    assert says in " ".join(result.output.split())
 
 
 @pytest.mark.parametrize("url", [None, ""], ids=["unset", "empty"])
