@@ -172,7 +172,9 @@ async def test_a_ledger_row_keeps_its_summary_vector_once_across_its_versions(
         await gate.mark_semantic_done(conn, *key)
         chunks_after_done = await conn.fetchval(f"SELECT count(*) FROM {toast}")
         stored = await conn.fetchrow(
-            f"SELECT semantic_status, status, summary_embedding FROM episodes WHERE {EPISODE_KEY}",
+            "SELECT semantic_status, status, summary_embedding,"
+            " pg_column_compression(transcript) AS transcript_codec"
+            f" FROM episodes WHERE {EPISODE_KEY}",
             *key,
         )
         chunk_after_done = await conn.fetchval(chunk_read, *key)
@@ -182,4 +184,5 @@ async def test_a_ledger_row_keeps_its_summary_vector_once_across_its_versions(
     assert chunks_after_done == chunks_after_summary
     assert (stored["status"], stored["semantic_status"]) == ("done", "done")
     assert stored["summary_embedding"].to_list() == pytest.approx(vector, rel=1e-6)
+    assert stored["transcript_codec"] is not None  # stored compressed, not copied whole
     assert claimed is not None and [m.content for m in claimed.messages] == texts
